@@ -1,0 +1,169 @@
+/**
+ * Retryline's error tree. Every error carries how many attempts were made and how long was
+ * spent waiting between them, keeps its `cause`, and can be recognised across realms (iframes,
+ * duplicated package copies) with {@link isRetrylineError}, which does not rely on `instanceof`.
+ */
+
+const BRAND = Symbol.for('retryline.error');
+
+/** What every Retryline error can say about the request it ended. */
+export interface RetrylineErrorDetails {
+  /** The error that ended the last attempt, when there was one. */
+  cause?: unknown;
+  /** Attempts made (the first try is attempt 1). @default 0 */
+  attempts?: number;
+  /** Milliseconds spent waiting between attempts. @default 0 */
+  totalDelay?: number;
+}
+
+/** The base class of every error Retryline throws. */
+export class RetrylineError extends Error {
+  override name = 'RetrylineError';
+  /** Attempts made before this error was raised. */
+  readonly attempts: number;
+  /** Milliseconds spent waiting between attempts. */
+  readonly totalDelay: number;
+
+  constructor(message: string, details: RetrylineErrorDetails = {}) {
+    super(message, 'cause' in details ? { cause: details.cause } : undefined);
+    this.attempts = details.attempts ?? 0;
+    this.totalDelay = details.totalDelay ?? 0;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+}
+
+/** Why retrying stopped with {@link RetriesExhaustedError}. */
+export type ExhaustionReason = 'retries' | 'max-delay';
+
+/** Every allowed attempt failed (or the next delay passed `maxDelay` with `onMaxDelay: 'give-up'`). */
+export class RetriesExhaustedError extends RetrylineError {
+  override name = 'RetriesExhaustedError';
+  /** `'retries'` when the attempt limit was reached, `'max-delay'` when the next delay passed the cap. */
+  readonly reason: ExhaustionReason;
+
+  constructor(message: string, details: RetrylineErrorDetails & { reason?: ExhaustionReason } = {}) {
+    super(message, details);
+    this.reason = details.reason ?? 'retries';
+  }
+}
+
+/** The whole request ran out of its `deadline`, or the next wait would have ended past it. */
+export class DeadlineExceededError extends RetrylineError {
+  override name = 'DeadlineExceededError';
+  /** The deadline in milliseconds, as configured. */
+  readonly deadline: number;
+
+  constructor(message: string, details: RetrylineErrorDetails & { deadline: number }) {
+    super(message, details);
+    this.deadline = details.deadline;
+  }
+}
+
+/** One attempt ran longer than `timeout`. Retryable: the attempt's outcome is unknown. */
+export class AttemptTimeoutError extends RetrylineError {
+  override name = 'AttemptTimeoutError';
+  /** The per-attempt timeout in milliseconds. */
+  readonly timeout: number;
+
+  constructor(message: string, details: RetrylineErrorDetails & { timeout: number }) {
+    super(message, details);
+    this.timeout = details.timeout;
+  }
+}
+
+/** The circuit breaker is open: nothing was sent. `retryAt` says when a trial call is allowed. */
+export class CircuitOpenError extends RetrylineError {
+  override name = 'CircuitOpenError';
+  /** Epoch milliseconds at which the breaker lets a trial call through. */
+  readonly retryAt: number;
+
+  constructor(message: string, details: RetrylineErrorDetails & { retryAt: number }) {
+    super(message, details);
+    this.retryAt = details.retryAt;
+  }
+}
+
+/** The retry budget for this key is spent; the failed attempt is not retried. */
+export class RetryBudgetExhaustedError extends RetrylineError {
+  override name = 'RetryBudgetExhaustedError';
+}
+
+/** A client-side rate limiter in `'reject'` mode refused the attempt. */
+export class RateLimitedError extends RetrylineError {
+  override name = 'RateLimitedError';
+  /** Epoch milliseconds at which a token is available again. */
+  readonly retryAt: number;
+
+  constructor(message: string, details: RetrylineErrorDetails & { retryAt: number }) {
+    super(message, details);
+    this.retryAt = details.retryAt;
+  }
+}
+
+/** The server asked for a wait longer than `maxRetryAfter` or than the remaining deadline. */
+export class RetryAfterTooLongError extends RetrylineError {
+  override name = 'RetryAfterTooLongError';
+  /** Epoch milliseconds the server asked us to come back at: schedule the work for then. */
+  readonly retryAt: number;
+
+  constructor(message: string, details: RetrylineErrorDetails & { retryAt: number }) {
+    super(message, details);
+    this.retryAt = details.retryAt;
+  }
+}
+
+/** The request body is a one-shot stream and cannot be sent a second time. */
+export class BodyNotReplayableError extends RetrylineError {
+  override name = 'BodyNotReplayableError';
+}
+
+/** Options failed validation. The message says which option, what was expected and what was given. */
+export class InvalidOptionsError extends RetrylineError {
+  override name = 'InvalidOptionsError';
+}
+
+/** Names of the Retryline error classes, for {@link isRetrylineError}'s second argument. */
+export type RetrylineErrorName =
+  | 'RetrylineError'
+  | 'RetriesExhaustedError'
+  | 'DeadlineExceededError'
+  | 'AttemptTimeoutError'
+  | 'CircuitOpenError'
+  | 'RetryBudgetExhaustedError'
+  | 'RateLimitedError'
+  | 'RetryAfterTooLongError'
+  | 'BodyNotReplayableError'
+  | 'InvalidOptionsError';
+
+interface ErrorsByName {
+  RetrylineError: RetrylineError;
+  RetriesExhaustedError: RetriesExhaustedError;
+  DeadlineExceededError: DeadlineExceededError;
+  AttemptTimeoutError: AttemptTimeoutError;
+  CircuitOpenError: CircuitOpenError;
+  RetryBudgetExhaustedError: RetryBudgetExhaustedError;
+  RateLimitedError: RateLimitedError;
+  RetryAfterTooLongError: RetryAfterTooLongError;
+  BodyNotReplayableError: BodyNotReplayableError;
+  InvalidOptionsError: InvalidOptionsError;
+}
+
+/**
+ * Whether `value` is a Retryline error — optionally of one class — even when it comes from
+ * another realm or another copy of this package, where `instanceof` fails.
+ *
+ * @example
+ * ```ts
+ * try { await retry(op) } catch (error) {
+ *   if (isRetrylineError(error, 'DeadlineExceededError')) console.warn('gave up at the deadline');
+ * }
+ * ```
+ */
+export function isRetrylineError<N extends RetrylineErrorName = 'RetrylineError'>(
+  value: unknown,
+  name?: N,
+): value is ErrorsByName[N] {
+  if (typeof value !== 'object' || value === null) return false;
+  if ((value as Record<PropertyKey, unknown>)[BRAND] !== true) return false;
+  return name === undefined || name === 'RetrylineError' || (value as Error).name === name;
+}

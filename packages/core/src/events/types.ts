@@ -1,0 +1,107 @@
+/**
+ * One event vocabulary for devtools, logs, metrics and traces (DESIGN §9). Every event is a plain
+ * JSON object with a protocol version, a type, the request it belongs to and a clock time.
+ */
+
+import type { BackoffStrategy, JitterType } from '../policy/options';
+
+/** Fields every event has. */
+export interface EventBase {
+  /** Protocol version. */
+  readonly v: 1;
+  /** One id per logical request, the same on every attempt. */
+  readonly requestId: string;
+  /** Clock time of the event, epoch milliseconds. */
+  readonly t: number;
+}
+
+/** What an event says about an error: never the error object itself. */
+export interface ErrorSummary {
+  readonly name: string;
+  readonly message: string;
+  readonly code?: string;
+}
+
+/** How a request ended. */
+export type RequestOutcome =
+  | 'success'
+  | 'exhausted'
+  | 'not-retryable'
+  | 'aborted'
+  | 'deadline'
+  | 'breaker-open'
+  | 'budget-exhausted'
+  | 'retry-after-too-long';
+
+/** How one attempt ended. */
+export type AttemptOutcome = 'success' | 'retry' | 'error' | 'timeout' | 'aborted';
+
+export interface RequestStartEvent extends EventBase {
+  readonly type: 'request-start';
+  /** Which client made the request: `'retry'` for `retry()`, later `'fetch'`, `'axios'`, `'ky'`. */
+  readonly client: string;
+  /** The operation's label, when one was given. */
+  readonly operation?: string;
+}
+
+export interface AttemptStartEvent extends EventBase {
+  readonly type: 'attempt-start';
+  readonly attempt: number;
+}
+
+export interface AttemptEndEvent extends EventBase {
+  readonly type: 'attempt-end';
+  readonly attempt: number;
+  readonly outcome: AttemptOutcome;
+  /** Milliseconds from attempt-start to attempt-end. */
+  readonly duration: number;
+  readonly error?: ErrorSummary;
+}
+
+export interface RetryScheduledEvent extends EventBase {
+  readonly type: 'retry-scheduled';
+  /** The attempt that will follow the wait. */
+  readonly attempt: number;
+  /** The retry number n (attempt − 1). */
+  readonly retry: number;
+  /** The wait in milliseconds, announced before it starts. */
+  readonly delay: number;
+  readonly reason: 'backoff';
+  readonly strategy: BackoffStrategy | 'custom';
+  readonly jitter: JitterType;
+  /** The backoff before the cap. */
+  readonly raw: number;
+  /** The backoff after the cap, before jitter. */
+  readonly capped: number;
+}
+
+export interface RequestEndEvent extends EventBase {
+  readonly type: 'request-end';
+  readonly outcome: RequestOutcome;
+  readonly attempts: number;
+  /** Milliseconds spent waiting between attempts. */
+  readonly totalDelay: number;
+  /** Milliseconds from request-start to request-end. */
+  readonly duration: number;
+  readonly error?: ErrorSummary;
+}
+
+export type RetrylineEvent =
+  | RequestStartEvent
+  | AttemptStartEvent
+  | AttemptEndEvent
+  | RetryScheduledEvent
+  | RequestEndEvent;
+
+/** Receives events. It is called synchronously; an exception it throws is ignored. */
+export type RetrylineEventListener = (event: RetrylineEvent) => void;
+
+/** Turns anything thrown into an {@link ErrorSummary}. */
+export function summarizeError(error: unknown): ErrorSummary {
+  if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
+    const e = error as { name?: unknown; message?: unknown; code?: unknown };
+    const summary = { name: typeof e.name === 'string' ? e.name : 'Error', message: String(e.message) };
+    return typeof e.code === 'string' ? { ...summary, code: e.code } : summary;
+  }
+  return { name: typeof error, message: String(error) };
+}

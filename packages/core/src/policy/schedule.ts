@@ -1,0 +1,88 @@
+import type { Random } from '../time/random';
+import { decide, initialState, type RetryState } from './decide';
+import { invalid, normalizePolicy } from './normalize';
+import type { PolicyOptions } from './options';
+
+/** One row of a schedule: the wait before retry n (which is attempt n + 1). */
+export interface ScheduleRow {
+  readonly retry: number;
+  readonly attempt: number;
+  /** The wait before this retry, in milliseconds. */
+  readonly delay: number;
+  /** Waits so far, this one included, in milliseconds. */
+  readonly cumulative: number;
+}
+
+/** A policy's delays, as seed 000's tables print them. */
+export interface Schedule {
+  readonly rows: readonly ScheduleRow[];
+  /** Mean of the delays (cumulative / rows), 0 when there is none. */
+  readonly meanDelay: number;
+  /** Sum of the delays. */
+  readonly totalDelay: number;
+  /** Set when the policy stops before `retries`: at which retry, why, and the delay it refused. */
+  readonly stop?: {
+    readonly retry: number;
+    readonly reason: 'max-delay' | 'deadline';
+    readonly delay: number;
+  };
+}
+
+/** What to preview. */
+export interface ScheduleOptions {
+  /** Rows to compute; must be finite. @default options.retries */
+  retries?: number;
+  /** Random source for jitter. @default options.random, else Math.random */
+  random?: Random;
+}
+
+/**
+ * Previews a policy: the delay before each retry, cumulative waits and the mean, assuming each
+ * attempt fails at once. The same table the seed talk prints, so a policy can be seen before it
+ * ships. A deadline in `options` ends the table where the next wait would pass it.
+ *
+ * @example
+ * ```ts
+ * backoffSchedule({ backoff: { strategy: 'exponential', base: 1000 }, jitter: 'none', maxDelay: 64_000 }, { retries: 10 });
+ * // rows 2000, 4000, … 64000, 64000 …; cumulative 382000; meanDelay 38200
+ * ```
+ */
+export function backoffSchedule(options: PolicyOptions = {}, schedule: ScheduleOptions = {}): Schedule {
+  const base = normalizePolicy(options);
+  const retries = schedule.retries ?? base.retries;
+  if (!Number.isInteger(retries) || retries < 0) {
+    throw invalid('retries', 'a finite non-negative integer for a schedule', retries);
+  }
+  const policy = { ...base, retries, random: schedule.random ?? base.random };
+  const rows: ScheduleRow[] = [];
+  let state: RetryState = { ...initialState(policy, 0), attempts: 1 };
+  let stop: Schedule['stop'];
+  while (rows.length < retries) {
+    const now = state.startedAt + state.totalDelay;
+    const decision = decide(policy, state, now);
+    if (!decision.retry) {
+      if (decision.reason !== 'retries' && decision.computation) {
+        stop = {
+          retry: decision.computation.retry,
+          reason: decision.reason,
+          delay: decision.computation.delay,
+        };
+      }
+      break;
+    }
+    state = { ...decision.state, attempts: decision.nextAttempt };
+    rows.push({
+      retry: decision.computation.retry,
+      attempt: decision.nextAttempt,
+      delay: decision.delay,
+      cumulative: state.totalDelay,
+    });
+  }
+  const totalDelay = state.totalDelay;
+  return {
+    rows,
+    meanDelay: rows.length === 0 ? 0 : totalDelay / rows.length,
+    totalDelay,
+    ...(stop ? { stop } : {}),
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * Time, injected. Core decides with `clock.now()` and waits with `clock.sleep()`; this module
+ * (with the virtual clock) is the only place that touches `Date.now` and `setTimeout`, so policy
+ * tests run on a fixed clock without fake timers.
+ */
+
+/** A source of time and waiting. Every duration is in milliseconds. */
+export interface Clock {
+  /** Milliseconds since the epoch (or any fixed origin: only differences matter). */
+  now(): number;
+  /**
+   * Resolves after `ms` milliseconds. If `signal` aborts first, rejects at once with
+   * `signal.reason` and leaves no timer behind.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+// Timers fire at once for delays above 2^31 − 1 ms (about 24.8 days); longer waits are chained.
+const MAX_TIMER_DELAY = 2_147_483_647;
+
+/** The real clock: `Date.now` and `setTimeout`. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep(ms, signal) {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      let remaining = ms;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      const arm = () => {
+        const step = Math.min(remaining, MAX_TIMER_DELAY);
+        remaining -= step;
+        timer = setTimeout(() => {
+          if (remaining > 0) return arm();
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, step);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      arm();
+    });
+  },
+};
