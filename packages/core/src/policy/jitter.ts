@@ -32,7 +32,8 @@ export function applyJitter(jitter: ResolvedJitter, input: JitterInput): number 
     case 'constant':
       return d + draw(input.random) * jitter.spread;
     case 'equal':
-      return d / 2 + (draw(input.random) * d) / 2;
+      // Rounding can push d/2 + r·d/2 one ulp past d; the formula's bound is d.
+      return Math.min(d, d / 2 + (draw(input.random) * d) / 2);
     case 'full':
       return draw(input.random) * d;
     case 'decorrelated': {
