@@ -75,7 +75,13 @@ describe('jitter over 100,000 seeded draws', () => {
 
   it('draws nothing for jitter none, so seeded sequences are not shifted', () => {
     let calls = 0;
-    const policy = normalizePolicy({ jitter: 'none', random: () => (calls++, 0.5) });
+    const policy = normalizePolicy({
+      jitter: 'none',
+      random: () => {
+        calls++;
+        return 0.5;
+      },
+    });
     computeDelay(policy, 1, 100, policy.random);
     expect(calls).toBe(0);
   });
