@@ -12,6 +12,10 @@ export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
     restoreMocks: true,
+    // CI also writes a JSON report, from which .ci/run prints its closing pass/fail counts.
+    reporters: process.env.CI
+      ? ['default', ['json', { outputFile: 'node_modules/.cache/vitest/results.json' }]]
+      : ['default'],
     testTimeout: 20_000,
   },
 });

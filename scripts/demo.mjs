@@ -7,7 +7,10 @@ const cli = fileURLToPath(new URL('../packages/cli/dist/cli.js', import.meta.url
 const runs = [
   ['Exponential backoff, no cap (the seed talk: 2046 s, ~34 min, in all)', ['--max-delay', '1h']],
   ['The same, capped at 64 s (the seed talk: 382 s, ~6.4 min, in all)', ['--max-delay', '64s']],
-  ['Capped at 64 s with full jitter, seed 7 (what the library does by default)', ['--max-delay', '64s', '--jitter', 'full', '--seed', '7']],
+  [
+    'Capped at 64 s with full jitter, seed 7 (what the library does by default)',
+    ['--max-delay', '64s', '--jitter', 'full', '--seed', '7'],
+  ],
 ];
 for (const [title, extra] of runs) {
   console.log(`\n## ${title}\n`);

@@ -120,6 +120,13 @@ export class BodyNotReplayableError extends RetrylineError {
 /** Options failed validation. The message says which option, what was expected and what was given. */
 export class InvalidOptionsError extends RetrylineError {
   override name = 'InvalidOptionsError';
+  /** The option at fault, as a path: `retries`, `backoff.factor`, `jitter.ratio` … */
+  readonly option: string | undefined;
+
+  constructor(message: string, details: RetrylineErrorDetails & { option?: string } = {}) {
+    super(message, details);
+    this.option = details.option;
+  }
 }
 
 /** Names of the Retryline error classes, for {@link isRetrylineError}'s second argument. */

@@ -144,8 +144,11 @@ function normalizeHooks(options: RetryOptions): Hooks {
   }
   const retryIf = optionalFunction<Predicate>('retryIf', own(options, 'retryIf'));
   const shouldRetry = optionalFunction<Predicate>('shouldRetry', own(options, 'shouldRetry'));
-  if (retryIf && shouldRetry)
-    throw new InvalidOptionsError('Expected only one of retryIf and shouldRetry, got both');
+  if (retryIf && shouldRetry) {
+    throw new InvalidOptionsError('Expected only one of retryIf and shouldRetry, got both', {
+      option: 'retryIf',
+    });
+  }
   const operation = optionalString('operation', own(options, 'operation'));
   return {
     signal,
@@ -187,7 +190,7 @@ const causeText = (error: unknown) =>
   error === undefined ? 'the operation returned RETRY' : summarizeError(error).message;
 
 async function execute<T>(fn: RetryOperation<T>, options: RetryOptions): Promise<RetryResult<T>> {
-  if (typeof fn !== 'function') throw invalid('the operation', 'a function', fn);
+  if (typeof fn !== 'function') throw invalid('the operation', 'a function', fn, 'fn');
   const policy = normalizePolicy(options);
   const hooks = normalizeHooks(options);
   const { clock } = policy;

@@ -19,7 +19,7 @@ export function backoffDelay(backoff: ResolvedBackoff, n: number, context: Backo
     case 'custom': {
       const delay = backoff.fn(n, context);
       if (typeof delay !== 'number' || Number.isNaN(delay) || delay < 0) {
-        throw invalid('the backoff function', 'returning a number of milliseconds ≥ 0', delay);
+        throw invalid('the backoff function', 'returning a number of milliseconds ≥ 0', delay, 'backoff');
       }
       return delay;
     }

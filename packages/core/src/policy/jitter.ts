@@ -15,7 +15,8 @@ export interface JitterInput {
 
 function draw(random: Random): number {
   const r = random();
-  if (typeof r !== 'number' || !(r >= 0 && r <= 1)) throw invalid('random()', 'a number in [0, 1)', r);
+  if (typeof r !== 'number' || !(r >= 0 && r <= 1))
+    throw invalid('random()', 'a number in [0, 1)', r, 'random');
   return r;
 }
 

@@ -106,13 +106,20 @@ describe('normalizePolicy', () => {
     expect(bad(null)).toThrow('Expected options to be an object, got null');
   });
 
-  it('raises errors that are Retryline errors with their name set', () => {
-    try {
-      normalizePolicy({ retries: -1 });
-      expect.unreachable();
-    } catch (error) {
-      expect(isRetrylineError(error, 'InvalidOptionsError')).toBe(true);
-      expect((error as Error).name).toBe('InvalidOptionsError');
+  it('raises errors that are Retryline errors with their name and the option at fault', () => {
+    for (const [options, option] of [
+      [{ retries: -1 }, 'retries'],
+      [{ backoff: { factor: 0 } }, 'backoff.factor'],
+      [{ jitter: { type: 'proportional', ratio: 2 } }, 'jitter.ratio'],
+    ] as const) {
+      try {
+        normalizePolicy(options as PolicyOptions);
+        expect.unreachable();
+      } catch (error) {
+        expect(isRetrylineError(error, 'InvalidOptionsError')).toBe(true);
+        expect((error as InvalidOptionsError).name).toBe('InvalidOptionsError');
+        expect((error as InvalidOptionsError).option).toBe(option);
+      }
     }
   });
 

@@ -56,9 +56,12 @@ export function describe(value: unknown): string {
   return 'an object';
 }
 
-/** `InvalidOptionsError: Expected <name> to be <expected>, got <value>`. */
-export function invalid(name: string, expected: string, value: unknown): InvalidOptionsError {
-  return new InvalidOptionsError(`Expected ${name} to be ${expected}, got ${describe(value)}`);
+/**
+ * `InvalidOptionsError: Expected <name> to be <expected>, got <value>`, with `option` set to the
+ * option's path (`option` defaults to `name`, for messages that name it in words).
+ */
+export function invalid(name: string, expected: string, value: unknown, option = name): InvalidOptionsError {
+  return new InvalidOptionsError(`Expected ${name} to be ${expected}, got ${describe(value)}`, { option });
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -115,8 +118,9 @@ function resolveRetries(options: PolicyOptions): number {
   if (retry === undefined || retry === true) return retries ?? DEFAULTS.retries;
   if (retry === false) return 0;
   if (typeof retry === 'number') {
-    if (retries !== undefined)
-      throw new InvalidOptionsError('Expected only one of retry and retries, got both');
+    if (retries !== undefined) {
+      throw new InvalidOptionsError('Expected only one of retry and retries, got both', { option: 'retry' });
+    }
     if (retry === Number.POSITIVE_INFINITY || (Number.isInteger(retry) && retry >= 0)) return retry;
   }
   throw invalid('retry', 'a boolean, a non-negative integer or Infinity', retry);

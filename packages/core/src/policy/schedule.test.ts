@@ -91,7 +91,7 @@ describe('backoffSchedule reproduces seed 000', () => {
       { retries: 10 },
     );
     expect(schedule.rows.map((row) => row.delay / SEC)).toEqual([2, 4, 8, 16, 32, 64]);
-    expect(schedule.stop).toEqual({ retry: 7, reason: 'max-delay', delay: 64 * SEC });
+    expect(schedule.stop).toEqual({ retry: 7, reason: 'max-delay', delay: 64 * SEC, raw: 128 * SEC });
   });
 
   it('numbers rows as retries, each followed by attempt n + 1', () => {
@@ -114,7 +114,7 @@ describe('backoffSchedule reproduces seed 000', () => {
       { retries: 100 },
     );
     expect(schedule.rows).toHaveLength(9);
-    expect(schedule.stop).toEqual({ retry: 10, reason: 'deadline', delay: SEC });
+    expect(schedule.stop).toEqual({ retry: 10, reason: 'deadline', delay: SEC, raw: SEC });
   });
 
   it('is reproducible with a seeded random and differs between seeds', () => {

@@ -20,11 +20,15 @@ export interface Schedule {
   readonly meanDelay: number;
   /** Sum of the delays. */
   readonly totalDelay: number;
-  /** Set when the policy stops before `retries`: at which retry, why, and the delay it refused. */
+  /**
+   * Set when the policy stops before `retries`: at which retry, why, the delay it would have
+   * waited, and the backoff before the cap (`raw`: 128 s where a 64 s cap gave up).
+   */
   readonly stop?: {
     readonly retry: number;
     readonly reason: 'max-delay' | 'deadline';
     readonly delay: number;
+    readonly raw: number;
   };
 }
 
@@ -62,11 +66,8 @@ export function backoffSchedule(options: PolicyOptions = {}, schedule: ScheduleO
     const decision = decide(policy, state, now);
     if (!decision.retry) {
       if (decision.reason !== 'retries' && decision.computation) {
-        stop = {
-          retry: decision.computation.retry,
-          reason: decision.reason,
-          delay: decision.computation.delay,
-        };
+        const { retry, delay, raw } = decision.computation;
+        stop = { retry, reason: decision.reason, delay, raw };
       }
       break;
     }
