@@ -71,16 +71,20 @@ export class AttemptTimeoutError extends RetrylineError {
   }
 }
 
-/** The circuit breaker is open: nothing was sent. `retryAt` says when a trial call is allowed. */
-export class CircuitOpenError extends RetrylineError {
-  override name = 'CircuitOpenError';
-  /** Epoch milliseconds at which the breaker lets a trial call through. */
+/** An error that says when the work may be tried again: schedule it for `retryAt`. */
+export abstract class RetryLaterError extends RetrylineError {
+  /** Epoch milliseconds from which a new attempt may go through. */
   readonly retryAt: number;
 
   constructor(message: string, details: RetrylineErrorDetails & { retryAt: number }) {
     super(message, details);
     this.retryAt = details.retryAt;
   }
+}
+
+/** The circuit breaker is open: nothing was sent. `retryAt` says when a trial call is allowed. */
+export class CircuitOpenError extends RetryLaterError {
+  override name = 'CircuitOpenError';
 }
 
 /** The retry budget for this key is spent; the failed attempt is not retried. */
@@ -88,28 +92,17 @@ export class RetryBudgetExhaustedError extends RetrylineError {
   override name = 'RetryBudgetExhaustedError';
 }
 
-/** A client-side rate limiter in `'reject'` mode refused the attempt. */
-export class RateLimitedError extends RetrylineError {
+/** A client-side rate limiter in `'reject'` mode refused the attempt; `retryAt` is when a token is free. */
+export class RateLimitedError extends RetryLaterError {
   override name = 'RateLimitedError';
-  /** Epoch milliseconds at which a token is available again. */
-  readonly retryAt: number;
-
-  constructor(message: string, details: RetrylineErrorDetails & { retryAt: number }) {
-    super(message, details);
-    this.retryAt = details.retryAt;
-  }
 }
 
-/** The server asked for a wait longer than `maxRetryAfter` or than the remaining deadline. */
-export class RetryAfterTooLongError extends RetrylineError {
+/**
+ * The server asked for a wait longer than `maxRetryAfter` or than the remaining deadline;
+ * `retryAt` is when it asked us to come back.
+ */
+export class RetryAfterTooLongError extends RetryLaterError {
   override name = 'RetryAfterTooLongError';
-  /** Epoch milliseconds the server asked us to come back at: schedule the work for then. */
-  readonly retryAt: number;
-
-  constructor(message: string, details: RetrylineErrorDetails & { retryAt: number }) {
-    super(message, details);
-    this.retryAt = details.retryAt;
-  }
 }
 
 /** The request body is a one-shot stream and cannot be sent a second time. */

@@ -10,6 +10,7 @@ export {
   RetriesExhaustedError,
   RetryAfterTooLongError,
   RetryBudgetExhaustedError,
+  RetryLaterError,
   RetrylineError,
   type RetrylineErrorDetails,
   type RetrylineErrorName,
