@@ -1,17 +1,10 @@
-import {
-  AttemptTimeoutError,
-  DeadlineExceededError,
-  InvalidOptionsError,
-  isRetrylineError,
-  RetriesExhaustedError,
-} from './errors';
+import { runAttemptLoop } from './engine/attempt-loop';
+import { InvalidOptionsError, isRetrylineError } from './errors';
 import { createEmitter } from './events/emitter';
 import { createRequestId } from './events/request-id';
-import { type RetrylineEventListener, summarizeError } from './events/types';
-import { decide, initialState, type RetryState } from './policy/decide';
+import type { RetrylineEventListener } from './events/types';
 import { expectObject, invalid, mergeOptions, normalizePolicy, own } from './policy/normalize';
 import type { PolicyOptions } from './policy/options';
-import type { Clock } from './time/clock';
 
 /**
  * Return this from the operation to ask for another attempt without throwing (seed 001's
@@ -161,238 +154,50 @@ function normalizeHooks(options: RetryOptions): Hooks {
   };
 }
 
-/** Runs `fire` after `ms` unless `cancel` aborts first. */
-function after(clock: Clock, ms: number, cancel: AbortSignal, fire: () => void): void {
-  clock.sleep(ms, cancel).then(fire, () => {});
-}
-
-/** Settles with `promise`, or rejects with `signal.reason` as soon as `signal` aborts. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-const plural = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
-const causeText = (error: unknown) =>
-  error === undefined ? 'the operation returned RETRY' : summarizeError(error).message;
-
 async function execute<T>(fn: RetryOperation<T>, options: RetryOptions): Promise<RetryResult<T>> {
   if (typeof fn !== 'function') throw invalid('the operation', 'a function', fn, 'fn');
   const policy = normalizePolicy(options);
   const hooks = normalizeHooks(options);
-  const { clock } = policy;
-  const { signal, label } = hooks;
-  if (signal?.aborted) throw signal.reason;
-
   const requestId = hooks.requestId ?? createRequestId();
-  const emit = createEmitter(hooks.onEvent, requestId, clock);
-  let state: RetryState = initialState(policy, clock.now());
-  let lastError: unknown;
-  emit({
-    type: 'request-start',
-    client: 'retry',
-    ...(hooks.operation === undefined ? {} : { operation: hooks.operation }),
-  });
-
-  const end = (
-    outcome: 'success' | 'exhausted' | 'not-retryable' | 'aborted' | 'deadline',
-    error?: unknown,
-  ) =>
-    emit({
-      type: 'request-end',
-      outcome,
-      attempts: state.attempts,
-      totalDelay: state.totalDelay,
-      duration: clock.now() - state.startedAt,
-      ...(outcome === 'success' ? {} : { error: summarizeError(error) }),
-    });
-
-  // `request` aborts the running attempt and any wait: on the caller's abort, or at the deadline.
-  const request = new AbortController();
-  // `timers` cancels the deadline timer once the request is over, so nothing stays pending.
-  const timers = new AbortController();
-  const onCallerAbort = () => request.abort(signal?.reason);
-  signal?.addEventListener('abort', onCallerAbort, { once: true });
-  if (policy.deadline !== undefined) {
-    const deadline = policy.deadline;
-    after(clock, deadline, timers.signal, () =>
-      request.abort(
-        new DeadlineExceededError(
-          `${label} exceeded its ${deadline} ms deadline during attempt ${state.attempts}`,
-          {
-            cause: lastError,
-            attempts: state.attempts,
-            totalDelay: state.totalDelay,
-            deadline,
-          },
+  const { onRetry } = hooks;
+  const result = await runAttemptLoop<Awaited<T>>({
+    policy,
+    signal: hooks.signal,
+    label: hooks.label,
+    emit: createEmitter(hooks.onEvent, requestId, policy.clock),
+    start: { client: 'retry', ...(hooks.operation === undefined ? {} : { operation: hooks.operation }) },
+    run: (context) =>
+      new Promise<Awaited<T>>((resolve) =>
+        resolve(
+          fn({
+            attempt: context.attempt,
+            retriesLeft: context.retriesLeft,
+            signal: context.signal,
+            requestId,
+            elapsed: context.elapsed,
+            previousError: context.previousError,
+          }) as Awaited<T>,
         ),
       ),
-    );
-  }
-
-  // The request was aborted (by the caller or the deadline): report it and return the reason.
-  const stopped = (): unknown => {
-    const reason = request.signal.reason;
-    end(signal?.aborted ? 'aborted' : 'deadline', reason);
-    return reason;
-  };
-
-  try {
-    for (;;) {
-      state = { ...state, attempts: state.attempts + 1 };
-      const attempt = state.attempts;
-      const attemptStartedAt = clock.now();
-      emit({ type: 'attempt-start', attempt });
-
-      const attemptControl = new AbortController();
-      const attemptTimers = new AbortController();
-      const forward = () => attemptControl.abort(request.signal.reason);
-      request.signal.addEventListener('abort', forward, { once: true });
-      const timeout = policy.timeout;
-      if (timeout !== undefined) {
-        after(clock, timeout, attemptTimers.signal, () =>
-          attemptControl.abort(
-            new AttemptTimeoutError(`${label} attempt ${attempt} timed out after ${timeout} ms`, {
-              attempts: attempt,
-              totalDelay: state.totalDelay,
-              timeout,
-            }),
-          ),
-        );
+    async judge(result, { attempt }, timedOut) {
+      if (result.ok) {
+        return result.value === RETRY
+          ? { action: 'retry', summary: 'the operation returned RETRY' }
+          : { action: 'return', value: result.value };
       }
-      const context: AttemptContext = {
-        attempt,
-        retriesLeft: policy.retries - (attempt - 1),
-        signal: attemptControl.signal,
-        requestId,
-        elapsed: attemptStartedAt - state.startedAt,
-        previousError: lastError,
-      };
-      let outcome: { ok: true; value: Awaited<T> } | { ok: false; error: unknown };
-      try {
-        const value = await raceAbort(
-          new Promise<Awaited<T>>((resolve) => resolve(fn(context) as Awaited<T>)),
-          attemptControl.signal,
-        );
-        outcome = { ok: true, value };
-      } catch (error) {
-        outcome = { ok: false, error };
-      } finally {
-        attemptTimers.abort();
-        request.signal.removeEventListener('abort', forward);
+      if (timedOut || (await hooks.retryIf(result.error, { attempt, requestId }))) {
+        return { action: 'retry', error: result.error };
       }
-
-      const duration = clock.now() - attemptStartedAt;
-      if (request.signal.aborted) {
-        emit({
-          type: 'attempt-end',
-          attempt,
-          outcome: 'aborted',
-          duration,
-          error: summarizeError(request.signal.reason),
-        });
-        throw stopped();
-      }
-      if (outcome.ok && outcome.value !== RETRY) {
-        emit({ type: 'attempt-end', attempt, outcome: 'success', duration });
-        end('success');
-        return outcome.value as RetryResult<T>;
-      }
-      const error = outcome.ok ? undefined : outcome.error;
-      const timedOut =
-        !outcome.ok && error === attemptControl.signal.reason && error instanceof AttemptTimeoutError;
-      emit({
-        type: 'attempt-end',
-        attempt,
-        outcome: outcome.ok ? 'retry' : timedOut ? 'timeout' : 'error',
-        duration,
-        ...(outcome.ok ? {} : { error: summarizeError(error) }),
-      });
-      lastError = error;
-
-      if (!outcome.ok && !timedOut && !(await hooks.retryIf(error, { attempt, requestId }))) {
-        end('not-retryable', error);
-        throw error;
-      }
-      if (request.signal.aborted) throw stopped();
-
-      const decision = decide(policy, state, clock.now(), error);
-      if (!decision.retry) {
-        const details = { cause: error, attempts: attempt, totalDelay: state.totalDelay };
-        if (decision.reason === 'deadline' && policy.deadline !== undefined) {
-          const wait = decision.computation?.delay ?? 0;
-          const failure = new DeadlineExceededError(
-            `${label} stopped after ${plural(attempt)}: waiting ${Math.round(wait)} ms for the next one would pass its ${policy.deadline} ms deadline (${causeText(error)})`,
-            { ...details, deadline: policy.deadline },
-          );
-          end('deadline', failure);
-          throw failure;
+      return { action: 'throw', error: result.error };
+    },
+    ...(onRetry
+      ? {
+          onRetry: ({ attempt, nextAttempt, delay, error }) =>
+            onRetry({ attempt, nextAttempt, retry: attempt, delay, error, requestId }),
         }
-        const failure =
-          decision.reason === 'max-delay'
-            ? new RetriesExhaustedError(
-                `${label} gave up after ${plural(attempt)}: the next backoff (${Math.round(decision.computation?.raw ?? 0)} ms) passes maxDelay (${policy.maxDelay} ms): ${causeText(error)}`,
-                { ...details, reason: 'max-delay' },
-              )
-            : new RetriesExhaustedError(
-                `${label} failed after ${plural(attempt)}: ${causeText(error)}`,
-                details,
-              );
-        end('exhausted', failure);
-        throw failure;
-      }
-
-      const { delay, computation } = decision;
-      emit({
-        type: 'retry-scheduled',
-        attempt: decision.nextAttempt,
-        retry: computation.retry,
-        delay,
-        reason: 'backoff',
-        strategy: policy.backoff.strategy,
-        jitter: policy.jitter.type,
-        raw: computation.raw,
-        capped: computation.capped,
-      });
-      if (hooks.onRetry) {
-        try {
-          await hooks.onRetry({
-            attempt,
-            nextAttempt: decision.nextAttempt,
-            retry: computation.retry,
-            delay,
-            error,
-            requestId,
-          });
-        } catch (hookError) {
-          end('not-retryable', hookError);
-          throw hookError;
-        }
-      }
-      try {
-        await clock.sleep(delay, request.signal);
-      } catch {
-        throw stopped();
-      }
-      state = decision.state;
-    }
-  } finally {
-    timers.abort();
-    signal?.removeEventListener('abort', onCallerAbort);
-  }
+      : {}),
+  });
+  return result.value as RetryResult<T>;
 }
 
 /**

@@ -3,6 +3,7 @@
  * JSON object with a protocol version, a type, the request it belongs to and a clock time.
  */
 
+import type { DelayReason } from '../policy/decide';
 import type { BackoffStrategy, JitterType } from '../policy/options';
 
 /** Fields every event has. */
@@ -42,11 +43,20 @@ export interface RequestStartEvent extends EventBase {
   readonly client: string;
   /** The operation's label, when one was given. */
   readonly operation?: string;
+  /** HTTP requests: the method. */
+  readonly method?: string;
+  /** HTTP requests: the URL, with query values masked and credentials removed. */
+  readonly url?: string;
 }
+
+/** Where a failed HTTP attempt failed: before sending, somewhere unknown, or with a response. */
+export type AttemptPhase = 'not-sent' | 'unknown' | 'response';
 
 export interface AttemptStartEvent extends EventBase {
   readonly type: 'attempt-start';
   readonly attempt: number;
+  /** HTTP requests: the request headers sent, sensitive values redacted. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface AttemptEndEvent extends EventBase {
@@ -56,6 +66,12 @@ export interface AttemptEndEvent extends EventBase {
   /** Milliseconds from attempt-start to attempt-end. */
   readonly duration: number;
   readonly error?: ErrorSummary;
+  /** HTTP requests: where the attempt ended. */
+  readonly phase?: AttemptPhase;
+  /** HTTP requests: the response status, when one came back. */
+  readonly status?: number;
+  /** HTTP requests: the response headers, sensitive values redacted. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface RetryScheduledEvent extends EventBase {
@@ -66,13 +82,16 @@ export interface RetryScheduledEvent extends EventBase {
   readonly retry: number;
   /** The wait in milliseconds, announced before it starts. */
   readonly delay: number;
-  readonly reason: 'backoff';
+  /** `'backoff'`, or the server hint that set the wait. */
+  readonly reason: DelayReason;
   readonly strategy: BackoffStrategy | 'custom';
   readonly jitter: JitterType;
   /** The backoff before the cap. */
   readonly raw: number;
   /** The backoff after the cap, before jitter. */
   readonly capped: number;
+  /** The server's hint: the header it came from and the wait it asked for. */
+  readonly hint?: { readonly source: string; readonly delay: number };
 }
 
 export interface RequestEndEvent extends EventBase {
@@ -84,6 +103,8 @@ export interface RequestEndEvent extends EventBase {
   /** Milliseconds from request-start to request-end. */
   readonly duration: number;
   readonly error?: ErrorSummary;
+  /** HTTP requests: the final response status, when the request ended with one. */
+  readonly status?: number;
 }
 
 export type RetrylineEvent =

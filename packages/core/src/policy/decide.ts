@@ -13,18 +13,33 @@ export interface RetryState {
   readonly previousDelay: number;
 }
 
+/** A wait the server asked for (Retry-After or a rate-limit reset), as `parseRetryHint` returns it. */
+export interface DelayHint {
+  /** Milliseconds from now. */
+  readonly delay: number;
+  /** The header it came from: `'retry-after'`, or one of the rate-limit headers. */
+  readonly source: string;
+}
+
+/** Why a wait has the length it has. */
+export type DelayReason = 'backoff' | 'retry-after' | 'rate-limit-reset';
+
 /** Why the loop stops after a retryable failure. */
-export type StopReason = 'retries' | 'max-delay' | 'deadline';
+export type StopReason = 'retries' | 'max-delay' | 'deadline' | 'retry-after-too-long';
 
 /** What to do after a retryable failure. */
 export type Decision =
   | {
       readonly retry: true;
-      readonly reason: 'backoff';
+      /** `'backoff'`, or the kind of server hint that set the wait. */
+      readonly reason: DelayReason;
       /** The wait before the next attempt, in milliseconds. */
       readonly delay: number;
       readonly nextAttempt: number;
+      /** How the backoff was computed (the wait is the larger of it and the hint). */
       readonly computation: DelayComputation;
+      /** The server's hint, when there was one. */
+      readonly hint?: DelayHint;
       /** The state to carry into the wait. */
       readonly state: RetryState;
     }
@@ -33,6 +48,8 @@ export type Decision =
       readonly reason: StopReason;
       /** The delay that would have been waited, when one was computed. */
       readonly computation?: DelayComputation;
+      /** The server's hint, when there was one (for `'retry-after-too-long'`). */
+      readonly hint?: DelayHint;
     };
 
 /** The state of a request that has not started an attempt yet. */
@@ -42,27 +59,56 @@ export function initialState(policy: ResolvedPolicy, now: number): RetryState {
 
 /**
  * Decides, purely, whether a retryable failure is retried and after how long: a function of the
- * policy, the state, the time and the random source (injected through the policy). It does not
- * judge whether the failure is retryable; the caller does.
+ * policy, the state, the time, the server's hint and the random source (injected through the
+ * policy). It does not judge whether the failure is retryable; the caller does.
+ *
+ * With a hint, the wait is max(hint + U(0, min(hint/10, 1 s)), backoff) (DESIGN §5): never sooner
+ * than the server asked, and spread so that clients told the same thing do not return together.
  */
-export function decide(policy: ResolvedPolicy, state: RetryState, now: number, error?: unknown): Decision {
+export function decide(
+  policy: ResolvedPolicy,
+  state: RetryState,
+  now: number,
+  error?: unknown,
+  hint?: DelayHint,
+): Decision {
   const retriesDone = Math.max(0, state.attempts - 1);
   if (retriesDone >= policy.retries) return { retry: false, reason: 'retries' };
   const n = retriesDone + 1;
   const computation = computeDelay(policy, n, state.previousDelay, policy.random, error);
   if (computation.overCap && policy.onMaxDelay === 'give-up')
     return { retry: false, reason: 'max-delay', computation };
+  const deadlineAt =
+    policy.deadline === undefined ? Number.POSITIVE_INFINITY : state.startedAt + policy.deadline;
+
+  let delay = computation.delay;
+  let reason: DelayReason = 'backoff';
+  if (hint) {
+    let asked = hint.delay;
+    const tooLong = asked > policy.maxRetryAfter;
+    if (tooLong && policy.onRetryAfterTooLong === 'fail') {
+      return { retry: false, reason: 'retry-after-too-long', computation, hint };
+    }
+    if (tooLong) asked = policy.maxRetryAfter;
+    // A server that asks us to come back after the deadline cannot be obeyed: say so, with the
+    // time it gave, rather than a bare deadline error.
+    if (now + asked >= deadlineAt) return { retry: false, reason: 'retry-after-too-long', computation, hint };
+    const spread = Math.min(asked / 10, 1000) * policy.random();
+    if (asked + spread >= delay) {
+      delay = asked + spread;
+      reason = hint.source === 'retry-after' ? 'retry-after' : 'rate-limit-reset';
+    }
+  }
   // A wait that would end at or past the deadline is not started: the attempt after it would
   // have no time left.
-  if (policy.deadline !== undefined && now + computation.delay >= state.startedAt + policy.deadline) {
-    return { retry: false, reason: 'deadline', computation };
-  }
+  if (now + delay >= deadlineAt) return { retry: false, reason: 'deadline', computation };
   return {
     retry: true,
-    reason: 'backoff',
-    delay: computation.delay,
+    reason,
+    delay,
     nextAttempt: state.attempts + 1,
     computation,
-    state: { ...state, totalDelay: state.totalDelay + computation.delay, previousDelay: computation.delay },
+    ...(hint ? { hint } : {}),
+    state: { ...state, totalDelay: state.totalDelay + delay, previousDelay: computation.delay },
   };
 }

@@ -5,6 +5,7 @@ import type {
   BackoffStrategy,
   JitterType,
   OnMaxDelay,
+  OnRetryAfterTooLong,
   PolicyOptions,
   ResolvedBackoff,
   ResolvedJitter,
@@ -23,6 +24,8 @@ export const DEFAULTS = {
   jitter: 'full',
   spread: 1000,
   ratio: 0.2,
+  maxRetryAfter: 60_000,
+  onRetryAfterTooLong: 'fail',
 } as const;
 
 /** The longest delay a timer can hold: 2^31 − 1 ms. */
@@ -31,6 +34,7 @@ export const MAX_DELAY_LIMIT = 2_147_483_647;
 const STRATEGIES: readonly BackoffStrategy[] = ['constant', 'linear', 'polynomial', 'exponential'];
 const JITTERS: readonly JitterType[] = ['none', 'constant', 'equal', 'full', 'decorrelated', 'proportional'];
 const ON_MAX_DELAY: readonly OnMaxDelay[] = ['clamp', 'give-up'];
+const ON_RETRY_AFTER_TOO_LONG: readonly OnRetryAfterTooLong[] = ['fail', 'clamp'];
 
 // Keys that must never be read from, or copied between, option objects (prototype pollution).
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -222,6 +226,19 @@ export function normalizePolicy(input?: PolicyOptions): ResolvedPolicy {
     jitter: resolveJitter(options, backoff),
     deadline: optionalDuration('deadline', own(options, 'deadline')),
     timeout: optionalDuration('timeout', own(options, 'timeout')),
+    maxRetryAfter: finiteNumber(
+      'maxRetryAfter',
+      own(options, 'maxRetryAfter'),
+      DEFAULTS.maxRetryAfter,
+      0,
+      MAX_DELAY_LIMIT,
+    ),
+    onRetryAfterTooLong: oneOf(
+      'onRetryAfterTooLong',
+      own(options, 'onRetryAfterTooLong'),
+      ON_RETRY_AFTER_TOO_LONG,
+      DEFAULTS.onRetryAfterTooLong,
+    ),
     clock: resolveClock(options),
     random: resolveRandom(options),
   };

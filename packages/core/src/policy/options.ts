@@ -63,6 +63,9 @@ export interface JitterConfig {
 /** When the computed backoff passes `maxDelay`: keep retrying at the cap, or stop. */
 export type OnMaxDelay = 'clamp' | 'give-up';
 
+/** When a server asks for a wait longer than `maxRetryAfter`: stop with an error, or wait the maximum. */
+export type OnRetryAfterTooLong = 'fail' | 'clamp';
+
 /**
  * The policy options shared by `retry()` and every adapter: how many times to retry, how long to
  * wait and how long the whole request may take. All durations are milliseconds.
@@ -129,6 +132,18 @@ export interface PolicyOptions {
    * @default undefined (no per-attempt timeout)
    */
   timeout?: number;
+  /**
+   * The longest server-given wait (Retry-After and rate-limit headers) honoured, in milliseconds.
+   * A longer one stops at once with `RetryAfterTooLongError`, whose `retryAt` says when to come back.
+   * @default 60_000
+   */
+  maxRetryAfter?: number;
+  /**
+   * What a server-given wait above `maxRetryAfter` (or past the deadline) does: `'fail'` stops
+   * with `RetryAfterTooLongError`; `'clamp'` waits `maxRetryAfter` instead (never past the deadline).
+   * @default 'fail'
+   */
+  onRetryAfterTooLong?: OnRetryAfterTooLong;
   /** Source of time and waiting. Tests pass `virtualClock()`. @default systemClock */
   clock?: Clock;
   /** Source of randomness for jitter. Tests pass `seededRandom(seed)`. @default Math.random */
@@ -162,6 +177,8 @@ export interface ResolvedPolicy {
   readonly jitter: ResolvedJitter;
   readonly deadline: number | undefined;
   readonly timeout: number | undefined;
+  readonly maxRetryAfter: number;
+  readonly onRetryAfterTooLong: OnRetryAfterTooLong;
   readonly clock: Clock;
   readonly random: Random;
 }

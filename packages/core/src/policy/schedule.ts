@@ -65,7 +65,7 @@ export function backoffSchedule(options: PolicyOptions = {}, schedule: ScheduleO
     const now = state.startedAt + state.totalDelay;
     const decision = decide(policy, state, now);
     if (!decision.retry) {
-      if (decision.reason !== 'retries' && decision.computation) {
+      if ((decision.reason === 'max-delay' || decision.reason === 'deadline') && decision.computation) {
         const { retry, delay, raw } = decision.computation;
         stop = { retry, reason: decision.reason, delay, raw };
       }

@@ -1,0 +1,376 @@
+import {
+  AttemptTimeoutError,
+  DeadlineExceededError,
+  RetriesExhaustedError,
+  RetryAfterTooLongError,
+} from '../errors';
+import type { Emit } from '../events/emitter';
+import { type RequestOutcome, summarizeError } from '../events/types';
+import { type DelayHint, type DelayReason, decide, initialState, type RetryState } from '../policy/decide';
+import type { ResolvedPolicy } from '../policy/options';
+import type { Clock } from '../time/clock';
+
+/** What one attempt is told by the loop. */
+export interface LoopAttempt {
+  /** 1 for the first try. */
+  readonly attempt: number;
+  /** Aborts on the caller's abort, at the deadline, or after the attempt's `timeout`. */
+  readonly signal: AbortSignal;
+  /** Milliseconds since the request started. */
+  readonly elapsed: number;
+  /** Milliseconds left before the deadline (`Infinity` without one). */
+  readonly remaining: number;
+  /** Retries still allowed after this attempt. */
+  readonly retriesLeft: number;
+  /** What ended the previous attempt. */
+  readonly previousError: unknown;
+}
+
+/** How an attempt settled. */
+export type AttemptResult<V> =
+  | { readonly ok: true; readonly value: V }
+  | { readonly ok: false; readonly error: unknown };
+
+/** The caller's judgement of an attempt. */
+export type Verdict<V> =
+  /** Resolve with this value: a success, or an answer that is final (a 404). */
+  | { readonly action: 'return'; readonly value: V; readonly outcome?: 'success' | 'not-retryable' }
+  /** Reject with this error as it is. */
+  | { readonly action: 'throw'; readonly error: unknown }
+  /**
+   * Retry if the policy allows. `fallback` is what to resolve with if it does not (an HTTP
+   * response the caller gets back when retries run out); `hint` is the server's asked-for wait.
+   */
+  | {
+      readonly action: 'retry';
+      readonly error?: unknown;
+      readonly fallback?: V;
+      readonly hint?: DelayHint;
+      /** Says what failed, in messages, when there is no error (`503 Service Unavailable`). */
+      readonly summary?: string;
+    };
+
+/** One wait, as reported to the caller and in `retry-scheduled` events. */
+export interface ScheduledDelay {
+  readonly retry: number;
+  readonly delay: number;
+  readonly reason: DelayReason;
+}
+
+/** What the loop needs from its caller. */
+export interface LoopSpec<V> {
+  readonly policy: ResolvedPolicy;
+  readonly signal: AbortSignal | undefined;
+  /** Names the request in error messages: `Operation`, `GET https://api.example/x`. */
+  readonly label: string;
+  readonly emit: Emit;
+  /** Fields of the `request-start` event besides its envelope. */
+  readonly start: { readonly client: string } & Record<string, unknown>;
+  /** Fields added to an attempt's `attempt-start` event (headers sent …). Called just before `run`. */
+  prepare?(attempt: LoopAttempt): Record<string, unknown>;
+  /** Performs one attempt. */
+  run(attempt: LoopAttempt): Promise<V>;
+  /** Judges how an attempt settled (never called for the caller's abort or the deadline). */
+  judge(result: AttemptResult<V>, attempt: LoopAttempt, timedOut: boolean): Verdict<V> | Promise<Verdict<V>>;
+  /** Fields added to an `attempt-end` event (status, phase …). */
+  describe?(result: AttemptResult<V>): Record<string, unknown>;
+  /** Called once a retry is decided, before the wait: returns an error to stop with instead. */
+  refuse?(): unknown;
+  /** Called before each wait; may be async; throwing stops the loop with what it threw. */
+  onRetry?(info: {
+    attempt: number;
+    nextAttempt: number;
+    delay: number;
+    reason: DelayReason;
+    error: unknown;
+  }): unknown;
+  /** Releases a value that will not be returned (an HTTP response being retried). */
+  discard?(value: V): void;
+}
+
+/** What the loop resolves with. */
+export interface LoopResult<V> {
+  readonly value: V;
+  readonly attempts: number;
+  readonly totalDelay: number;
+  readonly delays: readonly ScheduledDelay[];
+  readonly outcome: 'success' | 'not-retryable' | 'exhausted';
+}
+
+/** Runs `fire` after `ms` unless `cancel` aborts first. */
+function after(clock: Clock, ms: number, cancel: AbortSignal, fire: () => void): void {
+  clock.sleep(ms, cancel).then(fire, () => {});
+}
+
+/** Settles with `promise`, or rejects with `signal.reason` as soon as `signal` aborts. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+const plural = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
+
+/**
+ * The attempt loop every entry point shares (`retry()`, the HTTP engine): runs attempts, lets the
+ * caller judge each, asks `decide()` whether and how long to wait, waits abortably, and emits the
+ * events. The order for one attempt: deadline → timeout → send → judge → delay → deadline check →
+ * abortable wait → next attempt. Aborts stop everything at once; nothing is left pending.
+ */
+export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V>> {
+  const { policy, signal, label, emit } = spec;
+  const { clock } = policy;
+  if (signal?.aborted) throw signal.reason;
+
+  let state: RetryState = initialState(policy, clock.now());
+  let lastError: unknown;
+  const delays: ScheduledDelay[] = [];
+  emit({ type: 'request-start', ...spec.start } as never);
+
+  const end = (outcome: RequestOutcome, error?: unknown, extra?: Record<string, unknown>) =>
+    emit({
+      type: 'request-end',
+      outcome,
+      attempts: state.attempts,
+      totalDelay: state.totalDelay,
+      duration: clock.now() - state.startedAt,
+      ...extra,
+      ...(error === undefined ? {} : { error: summarizeError(error) }),
+    });
+
+  // `request` aborts the running attempt and any wait: on the caller's abort, or at the deadline.
+  const request = new AbortController();
+  // `timers` cancels the deadline timer once the request is over, so nothing stays pending.
+  const timers = new AbortController();
+  const onCallerAbort = () => request.abort(signal?.reason);
+  signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const deadlineAt =
+    policy.deadline === undefined ? Number.POSITIVE_INFINITY : state.startedAt + policy.deadline;
+  if (policy.deadline !== undefined) {
+    const deadline = policy.deadline;
+    after(clock, deadline, timers.signal, () =>
+      request.abort(
+        new DeadlineExceededError(
+          `${label} exceeded its ${deadline} ms deadline during attempt ${state.attempts}`,
+          {
+            cause: lastError,
+            attempts: state.attempts,
+            totalDelay: state.totalDelay,
+            deadline,
+          },
+        ),
+      ),
+    );
+  }
+
+  // The request was aborted (by the caller or the deadline): report it and return the reason.
+  const stopped = (): unknown => {
+    const reason = request.signal.reason;
+    end(signal?.aborted ? 'aborted' : 'deadline', reason);
+    return reason;
+  };
+
+  try {
+    for (;;) {
+      state = { ...state, attempts: state.attempts + 1 };
+      const now = clock.now();
+      const attemptControl = new AbortController();
+      const attemptTimers = new AbortController();
+      const context: LoopAttempt = {
+        attempt: state.attempts,
+        signal: attemptControl.signal,
+        elapsed: now - state.startedAt,
+        remaining: deadlineAt - now,
+        retriesLeft: policy.retries - (state.attempts - 1),
+        previousError: lastError,
+      };
+      const { attempt } = context;
+      emit({ type: 'attempt-start', attempt, ...spec.prepare?.(context) });
+
+      const forward = () => attemptControl.abort(request.signal.reason);
+      request.signal.addEventListener('abort', forward, { once: true });
+      const timeout = policy.timeout;
+      if (timeout !== undefined) {
+        after(clock, timeout, attemptTimers.signal, () =>
+          attemptControl.abort(
+            new AttemptTimeoutError(`${label} attempt ${attempt} timed out after ${timeout} ms`, {
+              attempts: attempt,
+              totalDelay: state.totalDelay,
+              timeout,
+            }),
+          ),
+        );
+      }
+      let result: AttemptResult<V>;
+      try {
+        result = { ok: true, value: await raceAbort(spec.run(context), attemptControl.signal) };
+      } catch (error) {
+        result = { ok: false, error };
+      } finally {
+        attemptTimers.abort();
+        request.signal.removeEventListener('abort', forward);
+      }
+
+      const duration = clock.now() - now;
+      if (request.signal.aborted) {
+        if (result.ok) spec.discard?.(result.value);
+        emit({
+          type: 'attempt-end',
+          attempt,
+          outcome: 'aborted',
+          duration,
+          error: summarizeError(request.signal.reason),
+        });
+        throw stopped();
+      }
+      const timedOut =
+        !result.ok &&
+        result.error === attemptControl.signal.reason &&
+        result.error instanceof AttemptTimeoutError;
+      let verdict: Verdict<V>;
+      try {
+        verdict = await spec.judge(result, context, timedOut);
+      } catch (error) {
+        if (result.ok) spec.discard?.(result.value);
+        end('not-retryable', error);
+        throw error;
+      }
+      const details = spec.describe?.(result);
+      const outcome =
+        verdict.action === 'return' ? 'success' : timedOut ? 'timeout' : result.ok ? 'retry' : 'error';
+      emit({
+        type: 'attempt-end',
+        attempt,
+        outcome,
+        duration,
+        ...details,
+        ...(result.ok ? {} : { error: summarizeError(result.error) }),
+      });
+
+      if (verdict.action === 'return') {
+        const final = verdict.outcome ?? 'success';
+        end(final, undefined, details?.status === undefined ? undefined : { status: details.status });
+        return {
+          value: verdict.value,
+          attempts: attempt,
+          totalDelay: state.totalDelay,
+          delays,
+          outcome: final,
+        };
+      }
+      if (verdict.action === 'throw') {
+        end('not-retryable', verdict.error);
+        throw verdict.error;
+      }
+      lastError = verdict.error;
+      if (request.signal.aborted) {
+        if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
+        throw stopped();
+      }
+
+      const decision = decide(policy, state, clock.now(), verdict.error, verdict.hint);
+      const cause = verdict.error;
+      const causeText =
+        verdict.summary ??
+        (cause === undefined ? 'the attempt asked for a retry' : summarizeError(cause).message);
+      const details_ = { cause, attempts: attempt, totalDelay: state.totalDelay };
+      if (!decision.retry) {
+        if (
+          (decision.reason === 'retries' || decision.reason === 'max-delay') &&
+          verdict.fallback !== undefined
+        ) {
+          end('exhausted', undefined, details?.status === undefined ? undefined : { status: details.status });
+          return {
+            value: verdict.fallback,
+            attempts: attempt,
+            totalDelay: state.totalDelay,
+            delays,
+            outcome: 'exhausted',
+          };
+        }
+        if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
+        let failure: unknown;
+        if (decision.reason === 'retry-after-too-long') {
+          const asked = decision.hint?.delay ?? 0;
+          const limit =
+            clock.now() + asked >= deadlineAt
+              ? `the remaining ${Math.round(deadlineAt - clock.now())} ms before its deadline`
+              : `maxRetryAfter (${policy.maxRetryAfter} ms)`;
+          failure = new RetryAfterTooLongError(
+            `${label} stopped after ${plural(attempt)}: the server asked to wait ${Math.round(asked)} ms (${decision.hint?.source}), more than ${limit}: ${causeText}`,
+            { ...details_, retryAt: clock.now() + asked },
+          );
+          end('retry-after-too-long', failure);
+        } else if (decision.reason === 'deadline' && policy.deadline !== undefined) {
+          const wait = decision.computation?.delay ?? 0;
+          failure = new DeadlineExceededError(
+            `${label} stopped after ${plural(attempt)}: waiting ${Math.round(wait)} ms for the next one would pass its ${policy.deadline} ms deadline (${causeText})`,
+            { ...details_, deadline: policy.deadline },
+          );
+          end('deadline', failure);
+        } else {
+          failure =
+            decision.reason === 'max-delay'
+              ? new RetriesExhaustedError(
+                  `${label} gave up after ${plural(attempt)}: the next backoff (${Math.round(decision.computation?.raw ?? 0)} ms) passes maxDelay (${policy.maxDelay} ms): ${causeText}`,
+                  { ...details_, reason: 'max-delay' },
+                )
+              : new RetriesExhaustedError(`${label} failed after ${plural(attempt)}: ${causeText}`, details_);
+          end('exhausted', failure);
+        }
+        throw failure;
+      }
+
+      const refusal = spec.refuse?.();
+      if (refusal !== undefined) {
+        if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
+        end('not-retryable', refusal);
+        throw refusal;
+      }
+      if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
+      const { delay, computation, reason } = decision;
+      delays.push({ retry: computation.retry, delay, reason });
+      emit({
+        type: 'retry-scheduled',
+        attempt: decision.nextAttempt,
+        retry: computation.retry,
+        delay,
+        reason,
+        strategy: policy.backoff.strategy,
+        jitter: policy.jitter.type,
+        raw: computation.raw,
+        capped: computation.capped,
+        ...(decision.hint ? { hint: { source: decision.hint.source, delay: decision.hint.delay } } : {}),
+      });
+      if (spec.onRetry) {
+        try {
+          await spec.onRetry({ attempt, nextAttempt: decision.nextAttempt, delay, reason, error: cause });
+        } catch (hookError) {
+          end('not-retryable', hookError);
+          throw hookError;
+        }
+      }
+      try {
+        await clock.sleep(delay, request.signal);
+      } catch {
+        throw stopped();
+      }
+      state = decision.state;
+    }
+  } finally {
+    timers.abort();
+    signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
