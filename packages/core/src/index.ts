@@ -1,3 +1,4 @@
+export type { LoopResult, ScheduledDelay } from './engine/attempt-loop';
 export {
   AttemptTimeoutError,
   BodyNotReplayableError,
@@ -15,9 +16,11 @@ export {
   type RetrylineErrorDetails,
   type RetrylineErrorName,
 } from './errors';
+export { DEVTOOLS_HOOK, type DevtoolsHook, subscribe } from './events/emitter';
 export type {
   AttemptEndEvent,
   AttemptOutcome,
+  AttemptPhase,
   AttemptStartEvent,
   ErrorSummary,
   RequestEndEvent,
@@ -27,9 +30,38 @@ export type {
   RetrylineEventListener,
   RetryScheduledEvent,
 } from './events/types';
+export {
+  classifyTransportError,
+  type HttpOutcome,
+  IDEMPOTENT_METHODS,
+  isRetryableByDefault,
+  RETRYABLE_STATUSES,
+  type RetryRules,
+  type TransportFailure,
+} from './http/classify';
+export { type HeadersLike, headerValue } from './http/headers';
+export { parseHttpDate } from './http/http-date';
+export {
+  formatIdempotencyKey,
+  type IdempotencyKeyFormat,
+  type IdempotencyKeyOption,
+  type KeyedRequest,
+} from './http/idempotency-key';
+export { MASK, REDACTED, redactHeaders, redactUrl, SENSITIVE_HEADERS } from './http/redact';
+export {
+  type HttpAttempt,
+  type HttpExchange,
+  type HttpRetryEvent,
+  type HttpRetryInfo,
+  type HttpRetryOptions,
+  resolveHttpOptions,
+  runHttpRequest,
+} from './http/request-engine';
+export { MAX_HINT_DELAY, parseRetryHint, type RetryHint, type RetryHintSource } from './http/retry-hint';
+export type { DelayHint, DelayReason } from './policy/decide';
 export { type Decision, decide, initialState, type RetryState, type StopReason } from './policy/decide';
 export { computeDelay, type DelayComputation } from './policy/delay';
-export { DEFAULTS, MAX_DELAY_LIMIT, mergeOptions, normalizePolicy } from './policy/normalize';
+export { DEFAULTS, invalid, MAX_DELAY_LIMIT, mergeOptions, normalizePolicy } from './policy/normalize';
 export type {
   BackoffConfig,
   BackoffContext,
@@ -38,6 +70,7 @@ export type {
   JitterConfig,
   JitterType,
   OnMaxDelay,
+  OnRetryAfterTooLong,
   PolicyOptions,
   ResolvedBackoff,
   ResolvedJitter,

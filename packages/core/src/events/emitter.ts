@@ -6,20 +6,57 @@ type Without<E> = E extends unknown ? Omit<E, 'v' | 'requestId' | 't'> : never;
 /** The fields of an event that its emitter adds: version, request id and time. */
 export type EventPayload = Without<RetrylineEvent>;
 
-/** Emits one request's events. With no listener it builds nothing. */
+/** Emits one request's events. With no listener anywhere it builds nothing. */
 export type Emit = (payload: EventPayload) => void;
+
+/**
+ * The devtools hook the browser extension defines at document_start. Reading the property when no
+ * extension is installed is all it costs.
+ */
+export const DEVTOOLS_HOOK = Symbol.for('retryline.devtools');
+
+/** What the devtools hook must offer. */
+export interface DevtoolsHook {
+  push(event: RetrylineEvent): void;
+}
+
+const globalListeners = new Set<RetrylineEventListener>();
+
+/**
+ * Receives the events of every request in this realm, from every client (logs, metrics, traces).
+ * Returns a function that unsubscribes.
+ *
+ * @example
+ * ```ts
+ * const stop = subscribe((event) => { if (event.type === 'retry-scheduled') console.warn(event) });
+ * ```
+ */
+export function subscribe(listener: RetrylineEventListener): () => void {
+  globalListeners.add(listener);
+  return () => {
+    globalListeners.delete(listener);
+  };
+}
+
+function deliver(listener: (event: RetrylineEvent) => void, event: RetrylineEvent): void {
+  try {
+    listener(event);
+  } catch {
+    // A faulty listener must not change how a request is retried.
+  }
+}
 
 export function createEmitter(
   listener: RetrylineEventListener | undefined,
   requestId: string,
   clock: Clock,
 ): Emit {
-  if (!listener) return () => {};
   return (payload) => {
-    try {
-      listener({ v: 1, requestId, t: clock.now(), ...payload } as RetrylineEvent);
-    } catch {
-      // A faulty listener must not change how a request is retried.
-    }
+    const hook = (globalThis as { [DEVTOOLS_HOOK]?: DevtoolsHook })[DEVTOOLS_HOOK];
+    if (!listener && globalListeners.size === 0 && typeof hook?.push !== 'function') return;
+    const event = { v: 1, requestId, t: clock.now(), ...payload } as RetrylineEvent;
+    if (listener) deliver(listener, event);
+    for (const global of globalListeners) deliver(global, event);
+    if (typeof hook?.push === 'function') deliver((e) => hook.push(e), event);
   };
 }

@@ -1,11 +1,17 @@
 import { systemRandom } from '../time/random';
 
-let counter = 0;
-
-/** A fresh id for a logical request: a UUID v4 where `crypto.randomUUID` exists. */
-export function createRequestId(): string {
+/**
+ * A random UUID v4: `crypto.randomUUID` where it exists (Node, and browsers in secure contexts),
+ * else one built from the default random source in the same format.
+ */
+export function randomUuid(): string {
   const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
   if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID();
-  counter = (counter + 1) % 0x7fffffff;
-  return `rl-${counter.toString(36)}-${Math.floor(systemRandom() * 2 ** 32).toString(36)}`;
+  const hex = (count: number) =>
+    Array.from({ length: count }, () => Math.floor(systemRandom() * 16).toString(16)).join('');
+  const variant = (8 + Math.floor(systemRandom() * 4)).toString(16);
+  return `${hex(8)}-${hex(4)}-4${hex(3)}-${variant}${hex(3)}-${hex(12)}`;
 }
+
+/** A fresh id for a logical request: the same on every attempt. */
+export const createRequestId = randomUuid;

@@ -1,0 +1,128 @@
+import type { AttemptPhase } from '../events/types';
+
+/** How a failed send failed: provably before the server saw it, or somewhere unknown. */
+export interface TransportFailure {
+  readonly phase: Exclude<AttemptPhase, 'response'>;
+  /** The error code found on the error or its causes (`ECONNREFUSED`, `UND_ERR_SOCKET` …). */
+  readonly code?: string;
+}
+
+// The request never left this host: no connection, no route, no name (seed 001's "no route":
+// safe to retry whatever the method).
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+// The connection broke while the request may already have been processed: retried only when the
+// request is idempotent.
+const UNKNOWN = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ECONNABORTED',
+  'ERR_NETWORK',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
+
+// Browsers hide the cause of a network failure behind one opaque TypeError per engine.
+const OPAQUE_NETWORK_MESSAGES = [
+  'fetch failed', // undici
+  'failed to fetch', // Chromium
+  'networkerror when attempting to fetch resource.', // Firefox
+  'load failed', // Safari
+  'network request failed',
+  'network error',
+];
+
+function codesOf(error: unknown): string[] {
+  const codes: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const { code } = current as { code?: unknown };
+    if (typeof code === 'string') codes.push(code);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return codes;
+}
+
+/**
+ * Classifies an error thrown by a send. `undefined` means it is not a transport failure at all (an
+ * invalid URL, a bug in a hook): such errors are never retried. Works across clients: undici's
+ * `TypeError('fetch failed', { cause })`, node's `ECONNRESET`, axios's `ECONNABORTED`/`ERR_NETWORK`,
+ * and the browsers' opaque `TypeError`.
+ */
+export function classifyTransportError(error: unknown): TransportFailure | undefined {
+  const codes = codesOf(error);
+  const notSent = codes.find((code) => NOT_SENT.has(code));
+  if (notSent) return { phase: 'not-sent', code: notSent };
+  const unknown = codes.find((code) => UNKNOWN.has(code));
+  if (unknown) return { phase: 'unknown', code: unknown };
+  const message =
+    typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  if (typeof message === 'string' && OPAQUE_NETWORK_MESSAGES.includes(message.toLowerCase())) {
+    return codes[0] === undefined ? { phase: 'unknown' } : { phase: 'unknown', code: codes[0] };
+  }
+  return undefined;
+}
+
+/** RFC 9110 §9.2.2: methods whose repetition has the same effect as one request. */
+export const IDEMPOTENT_METHODS: readonly string[] = ['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'];
+
+/** Statuses retried by default: timeouts, rate limits and server errors that are usually transient. */
+export const RETRYABLE_STATUSES: readonly number[] = [408, 429, 500, 502, 503, 504];
+
+/** One failed attempt of an HTTP request, classified: what a `retryOn` predicate sees. */
+export interface HttpOutcome {
+  readonly attempt: number;
+  readonly method: string;
+  readonly url: string;
+  readonly phase: AttemptPhase;
+  /** The response status, for `phase: 'response'`. */
+  readonly status?: number;
+  /** The error code, for transport failures. */
+  readonly code?: string;
+  /** The error, for transport failures. */
+  readonly error?: unknown;
+  /** Whether the request may be repeated: an idempotent method, or an idempotency key. */
+  readonly idempotent: boolean;
+  /** Whether the request carries an idempotency key. */
+  readonly keyed: boolean;
+  /** Whether the response carried a server hint (Retry-After or a rate-limit reset). */
+  readonly hinted: boolean;
+  /** Retryline's default verdict, so a predicate can extend it rather than restate it. */
+  readonly retryable: boolean;
+}
+
+/** The lists a verdict is taken from; `retryOn: { statuses, methods }` replaces them. */
+export interface RetryRules {
+  readonly statuses: ReadonlySet<number>;
+  readonly methods: ReadonlySet<string>;
+}
+
+/**
+ * Retryline's default verdict (DESIGN §4): `not-sent` is safe for every method; `unknown` only for
+ * idempotent requests; a response only when its status is retryable and the request idempotent.
+ * 413 counts only with a hint (the server says when it can take the payload); 409 only for a keyed
+ * request (the Idempotency-Key draft's "original request still in progress").
+ */
+export function isRetryableByDefault(outcome: Omit<HttpOutcome, 'retryable'>, rules: RetryRules): boolean {
+  if (outcome.phase === 'not-sent') return true;
+  const idempotent = outcome.keyed || rules.methods.has(outcome.method);
+  if (!idempotent) return false;
+  if (outcome.phase === 'unknown') return true;
+  const status = outcome.status ?? 0;
+  return (
+    rules.statuses.has(status) || (status === 413 && outcome.hinted) || (status === 409 && outcome.keyed)
+  );
+}

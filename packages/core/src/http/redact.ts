@@ -1,0 +1,80 @@
+/**
+ * Redaction happens in core, before any event leaves (DESIGN §9): credentials in header values,
+ * query-string values and URL passwords never reach a listener, the devtools panel or a log.
+ */
+
+/** Header names whose values are always dropped from events. */
+export const SENSITIVE_HEADERS: readonly string[] = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+];
+
+/** What replaces a redacted header value. */
+export const REDACTED = '[redacted]';
+
+/** What replaces a query-string value. */
+export const MASK = '***';
+
+/** Headers given as entries (fetch `Headers`), or a plain object. */
+export type HeaderSource = Iterable<readonly [string, string]> | Readonly<Record<string, unknown>>;
+
+function entriesOf(headers: HeaderSource | undefined): Array<[string, string]> {
+  if (headers === undefined || headers === null) return [];
+  if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    return [...(headers as Iterable<readonly [string, string]>)].map(([name, value]) => [
+      name,
+      String(value),
+    ]);
+  }
+  return Object.keys(headers)
+    .filter((name) => name !== '__proto__')
+    .flatMap((name) => {
+      const value = (headers as Record<string, unknown>)[name];
+      if (value === undefined || value === null || typeof value === 'function' || typeof value === 'object') {
+        return Array.isArray(value) ? [[name, value.join(', ')] as [string, string]] : [];
+      }
+      return [[name, String(value)] as [string, string]];
+    });
+}
+
+/**
+ * Headers as an event may carry them: names lower-cased, values of sensitive names (and of
+ * `extra` names) replaced with `[redacted]`.
+ */
+export function redactHeaders(
+  headers: HeaderSource | undefined,
+  extra: ReadonlySet<string>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [rawName, value] of entriesOf(headers)) {
+    const name = rawName.toLowerCase();
+    const redacted = SENSITIVE_HEADERS.includes(name) || extra.has(name);
+    out[name] = redacted ? REDACTED : out[name] === undefined ? value : `${out[name]}, ${value}`;
+  }
+  return out;
+}
+
+/**
+ * A URL as an event may carry it: query values masked (`?token=***`), user name and password
+ * removed. A string that is not an absolute URL keeps its path and loses its query values too.
+ */
+export function redactUrl(url: string): string {
+  const hashAt = url.indexOf('#');
+  const withoutHash = hashAt === -1 ? url : url.slice(0, hashAt);
+  const queryAt = withoutHash.indexOf('?');
+  let base = queryAt === -1 ? withoutHash : withoutHash.slice(0, queryAt);
+  // scheme://user:password@host → scheme://host
+  base = base.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
+  if (queryAt === -1) return base;
+  const query = withoutHash
+    .slice(queryAt + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      return equals === -1 ? pair : `${pair.slice(0, equals)}=${MASK}`;
+    })
+    .join('&');
+  return `${base}?${query}`;
+}

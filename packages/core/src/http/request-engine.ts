@@ -1,0 +1,362 @@
+import { type LoopResult, runAttemptLoop, type ScheduledDelay } from '../engine/attempt-loop';
+import { BodyNotReplayableError } from '../errors';
+import { createEmitter } from '../events/emitter';
+import { createRequestId } from '../events/request-id';
+import type { RetrylineEventListener } from '../events/types';
+import type { DelayReason } from '../policy/decide';
+import { expectObject, invalid, normalizePolicy, own } from '../policy/normalize';
+import type { PolicyOptions } from '../policy/options';
+import {
+  classifyTransportError,
+  type HttpOutcome,
+  IDEMPOTENT_METHODS,
+  isRetryableByDefault,
+  RETRYABLE_STATUSES,
+  type RetryRules,
+} from './classify';
+import { type HeadersLike, headerValue } from './headers';
+import {
+  formatIdempotencyKey,
+  headerName,
+  type IdempotencyKeyOption,
+  resolveIdempotencyKey,
+} from './idempotency-key';
+import { type HeaderSource, redactHeaders, redactUrl } from './redact';
+import { parseRetryHint } from './retry-hint';
+
+/** What `onRetry` is told before each wait of an HTTP request. */
+export interface HttpRetryEvent {
+  /** The attempt that failed. */
+  readonly attempt: number;
+  readonly nextAttempt: number;
+  readonly delay: number;
+  readonly reason: DelayReason;
+  /** The transport error, when the attempt failed without a response. */
+  readonly error: unknown;
+  /** The response status, when the attempt got one. */
+  readonly status?: number;
+  readonly requestId: string;
+}
+
+/**
+ * The options of every HTTP adapter (fetch, axios, ky): the shared policy plus HTTP semantics.
+ * Give them per client and override them per request.
+ */
+export interface HttpRetryOptions extends PolicyOptions {
+  /**
+   * What is retried. Lists replace the defaults (statuses 408, 429, 500, 502, 503, 504; methods
+   * GET, HEAD, OPTIONS, TRACE, PUT, DELETE); a predicate sees each classified failure, with
+   * Retryline's own verdict in `outcome.retryable`, and decides.
+   * @example
+   * ```ts
+   * retryFetch(fetch, { retryOn: (outcome) => outcome.retryable || outcome.status === 425 });
+   * ```
+   */
+  retryOn?:
+    | { statuses?: readonly number[]; methods?: readonly string[] }
+    | ((outcome: HttpOutcome) => boolean);
+  /**
+   * Adds an idempotency key to POST, PATCH and other non-idempotent requests (one per logical
+   * request, the same on every attempt), which makes them retryable. A key the caller set is kept.
+   * @default false: a POST the server cannot deduplicate is never retried once it may have been sent
+   * @example
+   * ```ts
+   * retryFetch(fetch, { idempotencyKey: { header: 'Idempotency-Key', format: 'sf-string' } });
+   * ```
+   */
+  idempotencyKey?: IdempotencyKeyOption;
+  /** Sends one id per logical request in this header (kept if the caller set one). @default none */
+  requestIdHeader?: string;
+  /** Sends `attempt=2; max=3` in this header. @default none */
+  attemptHeader?: string;
+  /** Sends the milliseconds left before the deadline in this header. @default none */
+  deadlineHeader?: string;
+  /** More header names whose values are redacted from events (Authorization, Cookie … always are). */
+  redactHeaders?: readonly string[];
+  /** Aborting stops everything at once; the request rejects with `signal.reason`. */
+  signal?: AbortSignal;
+  /** Called before each wait; throwing stops retrying with what it threw. */
+  onRetry?: (event: HttpRetryEvent) => void | Promise<void>;
+  /** Receives this request's events. */
+  onEvent?: RetrylineEventListener;
+  /** The request id to use instead of a fresh UUID. */
+  requestId?: string;
+}
+
+/** What one attempt must send besides the caller's request. */
+export interface HttpAttempt {
+  readonly attempt: number;
+  /** Abort the send when this aborts. */
+  readonly signal: AbortSignal;
+  /** Headers Retryline adds to this attempt (idempotency key, request id …); empty by default. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** What an adapter tells the engine about its client's request and response. */
+export interface HttpExchange<R> {
+  /** `'fetch'`, `'axios'`, `'ky'`: names the client in events. */
+  readonly client: string;
+  readonly method: string;
+  readonly url: string;
+  /** The caller's request headers: a key or id the caller set is kept, and events show them redacted. */
+  readonly headers: HeaderSource | undefined;
+  /** `false` for a one-shot body (a stream): a retry then stops with `BodyNotReplayableError`. */
+  readonly replayable: boolean;
+  readonly options: HttpRetryOptions;
+  /** Sends one attempt; resolves with any response, rejects on a transport failure. */
+  send(attempt: HttpAttempt): Promise<R>;
+  /** Reads a response's status and headers. */
+  inspect(response: R): {
+    readonly status: number;
+    readonly statusText?: string;
+    readonly headers: HeadersLike;
+  };
+  /** Frees a response that will not be returned (cancels its body so the socket is released). */
+  discard(response: R): void;
+}
+
+/** What happened to a request: what `getRetryInfo()` returns. */
+export interface HttpRetryInfo {
+  readonly requestId: string;
+  readonly attempts: number;
+  readonly totalDelay: number;
+  readonly delays: readonly ScheduledDelay[];
+  readonly outcome: LoopResult<unknown>['outcome'];
+}
+
+type RetryPredicate = (outcome: HttpOutcome) => boolean;
+
+/** The lists the default verdict uses, and the caller's predicate when `retryOn` is one. */
+function resolveRules(retryOn: HttpRetryOptions['retryOn']): {
+  rules: RetryRules;
+  predicate?: RetryPredicate;
+} {
+  const defaults: RetryRules = {
+    statuses: new Set(RETRYABLE_STATUSES),
+    methods: new Set(IDEMPOTENT_METHODS),
+  };
+  if (retryOn === undefined) return { rules: defaults };
+  if (typeof retryOn === 'function') return { rules: defaults, predicate: retryOn };
+  if (typeof retryOn !== 'object' || retryOn === null)
+    throw invalid('retryOn', 'an object or a function', retryOn);
+  const statuses = own(retryOn, 'statuses');
+  const methods = own(retryOn, 'methods');
+  if (
+    statuses !== undefined &&
+    !(Array.isArray(statuses) && statuses.every((s) => Number.isInteger(s) && s >= 100 && s <= 599))
+  ) {
+    throw invalid('retryOn.statuses', 'an array of HTTP status codes', statuses);
+  }
+  if (methods !== undefined && !(Array.isArray(methods) && methods.every((m) => typeof m === 'string'))) {
+    throw invalid('retryOn.methods', 'an array of method names', methods);
+  }
+  return {
+    rules: {
+      statuses: statuses ? new Set(statuses) : defaults.statuses,
+      methods: methods ? new Set(methods.map((m) => m.toUpperCase())) : defaults.methods,
+    },
+  };
+}
+
+function optionalFunction<F>(name: string, value: unknown): F | undefined {
+  if (value !== undefined && typeof value !== 'function') throw invalid(name, 'a function', value);
+  return value as F | undefined;
+}
+
+const statusText = (status: number, text: string | undefined) => (text ? `${status} ${text}` : `${status}`);
+
+/**
+ * Validates HTTP retry options once and fills in every default. Adapters call it on their client's
+ * defaults at creation, so a mistake surfaces where it was made.
+ */
+export function resolveHttpOptions(input: HttpRetryOptions | undefined) {
+  const options = expectObject('options', input) as HttpRetryOptions;
+  const policy = normalizePolicy(options);
+  const { rules, predicate } = resolveRules(own(options, 'retryOn'));
+  const extraRedacted = own(options, 'redactHeaders') ?? [];
+  if (!Array.isArray(extraRedacted) || !extraRedacted.every((name) => typeof name === 'string')) {
+    throw invalid('redactHeaders', 'an array of header names', extraRedacted);
+  }
+  const signal = own(options, 'signal');
+  if (
+    signal !== undefined &&
+    (typeof signal !== 'object' || signal === null || typeof signal.addEventListener !== 'function')
+  ) {
+    throw invalid('signal', 'an AbortSignal', signal);
+  }
+  const requestId = own(options, 'requestId');
+  if (requestId !== undefined && (typeof requestId !== 'string' || requestId === '')) {
+    throw invalid('requestId', 'a non-empty string', requestId);
+  }
+  return {
+    policy,
+    rules,
+    ...(predicate ? { predicate } : {}),
+    key: resolveIdempotencyKey(own(options, 'idempotencyKey')),
+    requestIdHeader: headerName('requestIdHeader', own(options, 'requestIdHeader')),
+    attemptHeader: headerName('attemptHeader', own(options, 'attemptHeader')),
+    deadlineHeader: headerName('deadlineHeader', own(options, 'deadlineHeader')),
+    redacted: new Set(extraRedacted.map((name) => name.toLowerCase())) as ReadonlySet<string>,
+    signal,
+    onRetry: optionalFunction<HttpRetryOptions['onRetry']>('onRetry', own(options, 'onRetry')),
+    onEvent: optionalFunction<RetrylineEventListener>('onEvent', own(options, 'onEvent')),
+    requestId,
+  };
+}
+
+/**
+ * Runs one logical HTTP request through the attempt loop: adds the configured headers, classifies
+ * each failure (not-sent / unknown / response), honours server hints, refuses to replay one-shot
+ * bodies, frees discarded responses, and emits redacted events. Adapters call this and map the
+ * result back to their client's conventions.
+ */
+export async function runHttpRequest<R>(
+  exchange: HttpExchange<R>,
+): Promise<{ response: R; info: HttpRetryInfo }> {
+  const {
+    policy,
+    rules,
+    predicate,
+    key,
+    requestIdHeader,
+    attemptHeader,
+    deadlineHeader,
+    redacted,
+    signal,
+    onRetry,
+    onEvent,
+    requestId: given,
+  } = resolveHttpOptions(exchange.options);
+  const method = exchange.method.toUpperCase();
+  const callerHeaders = redactHeaders(exchange.headers, new Set());
+  const url = redactUrl(exchange.url);
+  const requestId =
+    (requestIdHeader && callerHeaders[requestIdHeader.toLowerCase()]) || given || createRequestId();
+  // The key is chosen once, before the first attempt, and sent unchanged on every attempt.
+  const nonIdempotent = !IDEMPOTENT_METHODS.includes(method);
+  const callerKey = key ? callerHeaders[key.header.toLowerCase()] : undefined;
+  const added: Record<string, string> = {};
+  if (key && nonIdempotent && callerKey === undefined) {
+    added[key.header] = formatIdempotencyKey(key.generate({ method, url: exchange.url }), key.format);
+  }
+  if (requestIdHeader && callerHeaders[requestIdHeader.toLowerCase()] === undefined)
+    added[requestIdHeader] = requestId;
+  const keyed =
+    key !== undefined
+      ? callerKey !== undefined || added[key.header] !== undefined
+      : headerValue(callerHeaders, 'idempotency-key') !== undefined;
+
+  let attemptHeaders: Record<string, string> = added;
+  let lastStatus: number | undefined;
+  const result = await runAttemptLoop<R>({
+    policy,
+    signal,
+    label: `${method} ${url}`,
+    emit: createEmitter(onEvent, requestId, policy.clock),
+    start: { client: exchange.client, method, url },
+    prepare(context) {
+      attemptHeaders = { ...added };
+      if (attemptHeader) {
+        const max = Number.isFinite(policy.retries) ? `; max=${policy.retries + 1}` : '';
+        attemptHeaders[attemptHeader] = `attempt=${context.attempt}${max}`;
+      }
+      if (deadlineHeader && Number.isFinite(context.remaining)) {
+        attemptHeaders[deadlineHeader] = String(Math.max(0, Math.floor(context.remaining)));
+      }
+      return { headers: redactHeaders({ ...callerHeaders, ...attemptHeaders }, redacted) };
+    },
+    run: (context) =>
+      exchange.send({ attempt: context.attempt, signal: context.signal, headers: attemptHeaders }),
+    judge(outcome, context, timedOut) {
+      const base = {
+        attempt: context.attempt,
+        method,
+        url: exchange.url,
+        keyed,
+        idempotent: keyed || rules.methods.has(method),
+      };
+      let classified: Omit<HttpOutcome, 'retryable'>;
+      let hint: ReturnType<typeof parseRetryHint>;
+      let summary: string | undefined;
+      if (outcome.ok) {
+        const response = exchange.inspect(outcome.value);
+        lastStatus = response.status;
+        if (response.status < 400) return { action: 'return', value: outcome.value };
+        hint = parseRetryHint(response.headers, policy.clock.now());
+        summary = statusText(response.status, response.statusText);
+        classified = { ...base, phase: 'response', status: response.status, hinted: hint !== undefined };
+      } else {
+        lastStatus = undefined;
+        // An attempt that ran out of `timeout` may have reached the server.
+        const failure = timedOut ? { phase: 'unknown' as const } : classifyTransportError(outcome.error);
+        if (!failure) return { action: 'throw', error: outcome.error };
+        const code = failure.code === undefined ? {} : { code: failure.code };
+        classified = { ...base, phase: failure.phase, hinted: false, error: outcome.error, ...code };
+      }
+      const byDefault = isRetryableByDefault(classified, rules);
+      const retryable = predicate ? predicate({ ...classified, retryable: byDefault }) === true : byDefault;
+      if (!outcome.ok)
+        return retryable
+          ? { action: 'retry', error: outcome.error }
+          : { action: 'throw', error: outcome.error };
+      if (!retryable) return { action: 'return', value: outcome.value, outcome: 'not-retryable' };
+      return {
+        action: 'retry',
+        fallback: outcome.value,
+        ...(hint ? { hint } : {}),
+        ...(summary ? { summary } : {}),
+      };
+    },
+    describe(outcome) {
+      if (outcome.ok) {
+        const response = exchange.inspect(outcome.value);
+        return {
+          phase: 'response',
+          status: response.status,
+          headers: redactHeaders(toEntries(response.headers), redacted),
+        };
+      }
+      const failure = classifyTransportError(outcome.error);
+      return { phase: failure?.phase ?? 'unknown', ...(failure?.code ? { code: failure.code } : {}) };
+    },
+    refuse: () =>
+      exchange.replayable
+        ? undefined
+        : new BodyNotReplayableError(
+            `${method} ${url} needs a retry, but its body is a one-shot stream that cannot be sent again: pass a string, bytes, a Blob, FormData or URLSearchParams to make it retryable`,
+          ),
+    ...(onRetry
+      ? {
+          onRetry: ({ attempt, nextAttempt, delay, reason, error }) =>
+            onRetry({
+              attempt,
+              nextAttempt,
+              delay,
+              reason,
+              error,
+              requestId,
+              ...(lastStatus === undefined ? {} : { status: lastStatus }),
+            }),
+        }
+      : {}),
+    discard: (response) => exchange.discard(response),
+  });
+  return {
+    response: result.value,
+    info: {
+      requestId,
+      attempts: result.attempts,
+      totalDelay: result.totalDelay,
+      delays: result.delays,
+      outcome: result.outcome,
+    },
+  };
+}
+
+/** Response headers as entries or a record, whatever the client gave (fetch Headers, AxiosHeaders). */
+function toEntries(headers: HeadersLike): HeaderSource {
+  const value = headers as unknown as { [Symbol.iterator]?: unknown; toJSON?: () => Record<string, unknown> };
+  if (typeof value[Symbol.iterator] === 'function') return headers as unknown as HeaderSource;
+  if (typeof value.toJSON === 'function') return value.toJSON();
+  return headers as HeaderSource;
+}
