@@ -1,0 +1,118 @@
+import {
+  type HttpRetryInfo,
+  type HttpRetryOptions,
+  invalid,
+  mergeOptions,
+  resolveHttpOptions,
+  runHttpRequest,
+} from '@retryline/core';
+
+/** Options of `retryFetch`: Retryline's HTTP retry options. */
+export type FetchRetryOptions = HttpRetryOptions;
+
+/** `fetch`'s init, plus `retry`: per-request options over the client's, or `false` to fail fast. */
+export interface RetryRequestInit extends RequestInit {
+  retry?: FetchRetryOptions | false;
+}
+
+/** A `fetch` with retries: assignable to `typeof fetch`, and it takes `init.retry`. */
+export type RetryFetch = (input: RequestInfo | URL, init?: RetryRequestInit) => Promise<Response>;
+
+const infoByResponse = new WeakMap<Response, HttpRetryInfo>();
+
+/**
+ * How the request behind `response` went: attempts, total delay, each wait and why. `undefined` for
+ * a response that did not come through `retryFetch`.
+ */
+export function getRetryInfo(response: Response): HttpRetryInfo | undefined {
+  return infoByResponse.get(response);
+}
+
+// Bodies fetch can send again from the same value: each call extracts a fresh copy.
+function isReplayable(body: unknown): boolean {
+  return (
+    body === undefined ||
+    body === null ||
+    typeof body === 'string' ||
+    body instanceof ArrayBuffer ||
+    ArrayBuffer.isView(body) ||
+    (typeof Blob !== 'undefined' && body instanceof Blob) ||
+    (typeof FormData !== 'undefined' && body instanceof FormData) ||
+    (typeof URLSearchParams !== 'undefined' && body instanceof URLSearchParams)
+  );
+}
+
+/**
+ * fetch draws a new multipart boundary each time it sends a FormData, so two attempts would differ.
+ * Serialised once, every attempt sends the same bytes under the same content type.
+ */
+async function freezeFormData(init: RequestInit): Promise<RequestInit> {
+  if (typeof FormData === 'undefined' || !(init.body instanceof FormData)) return init;
+  const encoded = new Response(init.body);
+  const headers = new Headers(init.headers);
+  if (!headers.has('content-type')) headers.set('content-type', encoded.headers.get('content-type') ?? '');
+  return { ...init, body: await encoded.arrayBuffer(), headers };
+}
+
+const isRequest = (input: unknown): input is Request =>
+  typeof Request !== 'undefined' && input instanceof Request;
+
+/**
+ * Wraps a `fetch` so that each request retries per Retryline's policy: transient failures with
+ * backoff and jitter, server hints honoured, POST and PATCH only when they carry an idempotency key
+ * or never reached the server. HTTP failures resolve the last `Response`, as fetch does; transport
+ * failures that run out of retries reject with `RetriesExhaustedError` (`cause`: fetch's error).
+ * No header is added unless an option asks for it.
+ *
+ * @example
+ * ```ts
+ * const fetchWithRetry = retryFetch(fetch, { retries: 3, idempotencyKey: true });
+ * const response = await fetchWithRetry('https://api.example/orders', { method: 'POST', body });
+ * const once = await fetchWithRetry('https://api.example/health', { retry: false });
+ * ```
+ */
+export function retryFetch(
+  fetchImpl: typeof fetch = globalThis.fetch,
+  options: FetchRetryOptions = {},
+): RetryFetch {
+  if (typeof fetchImpl !== 'function') throw invalid('fetchImpl', 'a fetch function', fetchImpl);
+  const defaults = mergeOptions<FetchRetryOptions>(options, undefined);
+  resolveHttpOptions(defaults);
+
+  return async function fetchWithRetry(input, init = {}) {
+    const { retry, ...given } = init;
+    const rest = await freezeFormData(given);
+    const perCall: FetchRetryOptions = retry === false ? { retry: false } : (retry ?? {});
+    const request = isRequest(input) ? input : undefined;
+    const signal = rest.signal ?? request?.signal;
+    const merged = mergeOptions(defaults, { ...perCall, ...(signal ? { signal } : {}) });
+    // fetch's rule: init.headers, when given, replace the Request's headers.
+    const baseHeaders = new Headers(rest.headers ?? request?.headers);
+    const url = request ? request.url : input instanceof URL ? input.href : String(input);
+
+    const { response, info } = await runHttpRequest<Response>({
+      client: 'fetch',
+      method: rest.method ?? request?.method ?? 'GET',
+      url,
+      headers: baseHeaders,
+      // A Request's own body is replayed from clones of the untouched original.
+      replayable: rest.body === undefined ? true : isReplayable(rest.body),
+      options: merged,
+      send({ signal: attemptSignal, headers: added }) {
+        const names = Object.keys(added);
+        const headers =
+          names.length === 0 && rest.headers === undefined ? undefined : new Headers(baseHeaders);
+        for (const name of names) headers?.set(name, added[name] as string);
+        const attemptInit: RequestInit = { ...rest, signal: attemptSignal, ...(headers ? { headers } : {}) };
+        return request ? fetchImpl(request.clone(), attemptInit) : fetchImpl(input, attemptInit);
+      },
+      inspect: (res) => ({ status: res.status, statusText: res.statusText, headers: res.headers }),
+      discard(res) {
+        // Cancelling the body frees the connection for the next attempt.
+        if (res.body && !res.bodyUsed) res.body.cancel().catch(() => {});
+      },
+    });
+    infoByResponse.set(response, info);
+    return response;
+  };
+}
