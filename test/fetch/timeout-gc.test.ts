@@ -31,9 +31,13 @@ process.exit(0);
 
 describe('per-attempt timeout under garbage collection', () => {
   it('fires for every attempt even when gc() runs between start and deadline', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
-      timeout: 30_000,
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--expose-gc', '--input-type=module', '-e', script],
+      {
+        timeout: 30_000,
+      },
+    );
     const { outcomes, elapsed } = JSON.parse(stdout) as { outcomes: string[] | 'hung'; elapsed: number };
     expect(outcomes).toEqual(Array.from({ length: 20 }, () => 'timed out'));
     // Two attempts of 200 ms and a 10 ms wait: every request ends after at least 410 ms.
