@@ -1,18 +1,10 @@
 import { defineConfig } from 'tsup';
+import { libraryBuild } from '../../tsup.base';
 
 // Two builds share dist/. tsup may run them in parallel, so each one's clean must spare the
 // other's files: the library build cleans everything but the binary, the binary build cleans nothing.
 export default defineConfig([
-  {
-    entry: ['src/index.ts'],
-    format: ['esm', 'cjs'],
-    dts: true,
-    clean: ['!cli.js', '!cli.js.map'],
-    sourcemap: true,
-    target: 'es2022',
-    platform: 'node',
-    tsconfig: 'tsconfig.json',
-  },
+  { ...libraryBuild, clean: ['!cli.js', '!cli.js.map'], platform: 'node' },
   {
     entry: ['src/cli.ts'],
     format: ['esm'],

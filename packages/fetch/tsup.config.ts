@@ -1,12 +1,4 @@
 import { defineConfig } from 'tsup';
+import { libraryBuild } from '../../tsup.base';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'es2022',
-  platform: 'neutral',
-  tsconfig: 'tsconfig.json',
-});
+export default defineConfig(libraryBuild);
