@@ -51,7 +51,9 @@ export function redactHeaders(
   for (const [rawName, value] of entriesOf(headers)) {
     const name = rawName.toLowerCase();
     const redacted = SENSITIVE_HEADERS.includes(name) || extra.has(name);
-    out[name] = redacted ? REDACTED : out[name] === undefined ? value : `${out[name]}, ${value}`;
+    // Own keys only: `out.constructor` is inherited and must not be joined into a `constructor` header.
+    const previous = Object.hasOwn(out, name) ? out[name] : undefined;
+    out[name] = redacted ? REDACTED : previous === undefined ? value : `${previous}, ${value}`;
   }
   return out;
 }
@@ -65,8 +67,9 @@ export function redactUrl(url: string): string {
   const withoutHash = hashAt === -1 ? url : url.slice(0, hashAt);
   const queryAt = withoutHash.indexOf('?');
   let base = queryAt === -1 ? withoutHash : withoutHash.slice(0, queryAt);
-  // scheme://user:password@host → scheme://host
-  base = base.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
+  // scheme://user:password@host → scheme://host. WHATWG URL: the authority's last `@` ends the
+  // credentials, so a password holding a raw `@` is removed whole.
+  base = base.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/]*@/i, '$1');
   if (queryAt === -1) return base;
   const query = withoutHash
     .slice(queryAt + 1)

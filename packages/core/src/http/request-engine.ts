@@ -1,5 +1,5 @@
 import { type LoopResult, runAttemptLoop, type ScheduledDelay } from '../engine/attempt-loop';
-import { BodyNotReplayableError } from '../errors';
+import { BodyNotReplayableError, isRetrylineError } from '../errors';
 import { createEmitter } from '../events/emitter';
 import { createRequestId } from '../events/request-id';
 import type { RetrylineEventListener } from '../events/types';
@@ -137,7 +137,8 @@ function resolveRules(retryOn: HttpRetryOptions['retryOn']): {
   };
   if (retryOn === undefined) return { rules: defaults };
   if (typeof retryOn === 'function') return { rules: defaults, predicate: retryOn };
-  if (typeof retryOn !== 'object' || retryOn === null)
+  // An array (`retryOn: [503]`) would otherwise pass as an object and silently keep the defaults.
+  if (typeof retryOn !== 'object' || retryOn === null || Array.isArray(retryOn))
     throw invalid('retryOn', 'an object or a function', retryOn);
   const statuses = own(retryOn, 'statuses');
   const methods = own(retryOn, 'methods');
@@ -316,8 +317,11 @@ export async function runHttpRequest<R>(
           headers: redactHeaders(toEntries(response.headers), redacted),
         };
       }
+      // A timeout may have reached the server; an error that is no transport failure (a bug) has no phase.
+      if (isRetrylineError(outcome.error, 'AttemptTimeoutError')) return { phase: 'unknown' };
       const failure = classifyTransportError(outcome.error);
-      return { phase: failure?.phase ?? 'unknown', ...(failure?.code ? { code: failure.code } : {}) };
+      if (!failure) return {};
+      return { phase: failure.phase, ...(failure.code ? { code: failure.code } : {}) };
     },
     refuse: () =>
       exchange.replayable
