@@ -8,7 +8,10 @@ import {
 } from '@retryline/core';
 
 /** Options of `retryFetch`: Retryline's HTTP retry options. */
-export type FetchRetryOptions = HttpRetryOptions;
+export interface FetchRetryOptions extends HttpRetryOptions {
+  /** Names the client in events (adapters built on `retryFetch`, such as ky's, pass their own). @default 'fetch' */
+  client?: string;
+}
 
 /** `fetch`'s init, plus `retry`: per-request options over the client's, or `false` to fail fast. */
 export interface RetryRequestInit extends RequestInit {
@@ -76,13 +79,15 @@ export function retryFetch(
   options: FetchRetryOptions = {},
 ): RetryFetch {
   if (typeof fetchImpl !== 'function') throw invalid('fetchImpl', 'a fetch function', fetchImpl);
-  const defaults = mergeOptions<FetchRetryOptions>(options, undefined);
+  const { client = 'fetch', ...rest } = options;
+  if (typeof client !== 'string' || client === '') throw invalid('client', 'a non-empty string', client);
+  const defaults = mergeOptions<HttpRetryOptions>(rest, undefined);
   resolveHttpOptions(defaults);
 
   return async function fetchWithRetry(input, init = {}) {
     const { retry, ...given } = init;
     const rest = await freezeFormData(given);
-    const perCall: FetchRetryOptions = retry === false ? { retry: false } : (retry ?? {});
+    const perCall: HttpRetryOptions = retry === false ? { retry: false } : (retry ?? {});
     const request = isRequest(input) ? input : undefined;
     const signal = rest.signal ?? request?.signal;
     const merged = mergeOptions(defaults, { ...perCall, ...(signal ? { signal } : {}) });
@@ -91,7 +96,7 @@ export function retryFetch(
     const url = request ? request.url : input instanceof URL ? input.href : String(input);
 
     const { response, info } = await runHttpRequest<Response>({
-      client: 'fetch',
+      client,
       method: rest.method ?? request?.method ?? 'GET',
       url,
       headers: baseHeaders,
