@@ -54,7 +54,7 @@ export interface HttpRetryOptions extends PolicyOptions {
    */
   retryOn?:
     | { statuses?: readonly number[]; methods?: readonly string[] }
-    | ((outcome: HttpOutcome) => boolean);
+    | ((outcome: HttpOutcome) => boolean | Promise<boolean>);
   /**
    * Adds an idempotency key to POST, PATCH and other non-idempotent requests (one per logical
    * request, the same on every attempt), which makes them retryable. A key the caller set is kept.
@@ -113,6 +113,10 @@ export interface HttpExchange<R> {
   };
   /** Frees a response that will not be returned (cancels its body so the socket is released). */
   discard(response: R): void;
+  /** Whether a response is a failure (axios: it failed `validateStatus`). @default status ≥ 400 */
+  failed?(response: R): boolean;
+  /** The client's error for a failed response (axios's `AxiosError`), shown to `retryOn` and `onRetry`. */
+  errorOf?(response: R): unknown;
 }
 
 /** What happened to a request: what `getRetryInfo()` returns. */
@@ -124,7 +128,7 @@ export interface HttpRetryInfo {
   readonly outcome: LoopResult<unknown>['outcome'];
 }
 
-type RetryPredicate = (outcome: HttpOutcome) => boolean;
+type RetryPredicate = (outcome: HttpOutcome) => boolean | Promise<boolean>;
 
 /** The lists the default verdict uses, and the caller's predicate when `retryOn` is one. */
 function resolveRules(retryOn: HttpRetryOptions['retryOn']): {
@@ -268,7 +272,7 @@ export async function runHttpRequest<R>(
     },
     run: (context) =>
       exchange.send({ attempt: context.attempt, signal: context.signal, headers: attemptHeaders }),
-    judge(outcome, context, timedOut) {
+    async judge(outcome, context, timedOut) {
       const base = {
         attempt: context.attempt,
         method,
@@ -282,10 +286,18 @@ export async function runHttpRequest<R>(
       if (outcome.ok) {
         const response = exchange.inspect(outcome.value);
         lastStatus = response.status;
-        if (response.status < 400) return { action: 'return', value: outcome.value };
+        const failed = exchange.failed ? exchange.failed(outcome.value) : response.status >= 400;
+        if (!failed) return { action: 'return', value: outcome.value };
         hint = parseRetryHint(response.headers, policy.clock.now());
         summary = statusText(response.status, response.statusText);
-        classified = { ...base, phase: 'response', status: response.status, hinted: hint !== undefined };
+        const error = exchange.errorOf?.(outcome.value);
+        classified = {
+          ...base,
+          phase: 'response',
+          status: response.status,
+          hinted: hint !== undefined,
+          ...(error === undefined ? {} : { error }),
+        };
       } else {
         lastStatus = undefined;
         // An attempt that ran out of `timeout` may have reached the server.
@@ -295,7 +307,9 @@ export async function runHttpRequest<R>(
         classified = { ...base, phase: failure.phase, hinted: false, error: outcome.error, ...code };
       }
       const byDefault = isRetryableByDefault(classified, rules);
-      const retryable = predicate ? predicate({ ...classified, retryable: byDefault }) === true : byDefault;
+      const retryable = predicate
+        ? (await predicate({ ...classified, retryable: byDefault })) === true
+        : byDefault;
       if (!outcome.ok)
         return retryable
           ? { action: 'retry', error: outcome.error }
@@ -304,6 +318,7 @@ export async function runHttpRequest<R>(
       return {
         action: 'retry',
         fallback: outcome.value,
+        ...(classified.error === undefined ? {} : { error: classified.error }),
         ...(hint ? { hint } : {}),
         ...(summary ? { summary } : {}),
       };

@@ -1,0 +1,262 @@
+import {
+  type HttpRetryInfo,
+  type HttpRetryOptions,
+  InvalidOptionsError,
+  invalid,
+  mergeOptions,
+  RetriesExhaustedError,
+  resolveHttpOptions,
+  runHttpRequest,
+} from '@retryline/core';
+import axios, {
+  type AxiosAdapter,
+  AxiosError,
+  AxiosHeaders,
+  type AxiosInstance,
+  type AxiosResponse,
+  CanceledError,
+  type InternalAxiosRequestConfig,
+} from 'axios';
+
+/** Options of `attachRetry`: Retryline's HTTP retry options. */
+export type AxiosRetryOptions = HttpRetryOptions;
+
+declare module 'axios' {
+  interface AxiosRequestConfig {
+    /** Retryline options for this request, over the instance's; `false` fails fast. */
+    retry?: AxiosRetryOptions | false;
+  }
+}
+
+/** One attempt that got a response: axios resolved it, or rejected it for failing `validateStatus`. */
+interface Answered {
+  readonly response: AxiosResponse;
+  readonly error?: AxiosError;
+}
+
+const ATTACHED = Symbol.for('retryline.axios.attached');
+const infoByResult = new WeakMap<object, Partial<HttpRetryInfo>>();
+const warned = new WeakSet<AxiosInstance>();
+
+/**
+ * How the request behind an axios response or error went: attempts, total delay, each wait and why.
+ * `undefined` when the request did not go through Retryline.
+ */
+export function getRetryInfo(responseOrError: unknown): Partial<HttpRetryInfo> | undefined {
+  return typeof responseOrError === 'object' && responseOrError !== null
+    ? infoByResult.get(responseOrError)
+    : undefined;
+}
+
+function isStream(data: unknown): boolean {
+  if (typeof data !== 'object' || data === null) return false;
+  return (
+    typeof (data as { pipe?: unknown }).pipe === 'function' ||
+    (typeof ReadableStream !== 'undefined' && data instanceof ReadableStream)
+  );
+}
+
+function warnOnce(instance: AxiosInstance, message: string): void {
+  if (warned.has(instance)) return;
+  warned.add(instance);
+  console.warn(`[Retryline] ${message}`);
+}
+
+/**
+ * Re-runs the instance's request interceptors (all but Retryline's own) on a retry, in the order
+ * axios runs them (last registered first), as a fresh request would: a token, a signature or a
+ * timestamp an interceptor sets is renewed for every attempt.
+ */
+async function rerunRequestInterceptors(
+  instance: AxiosInstance,
+  config: InternalAxiosRequestConfig,
+  own: number,
+): Promise<InternalAxiosRequestConfig> {
+  const handlers = instance.interceptors.request.handlers ?? [];
+  let current = config;
+  for (let index = handlers.length - 1; index >= 0; index--) {
+    const handler = handlers[index];
+    if (!handler || index === own || !handler.fulfilled) continue;
+    if (handler.runWhen && !handler.runWhen(current)) continue;
+    current = await handler.fulfilled(current);
+  }
+  return current;
+}
+
+/** What a layer over `installRetry` (the axios-retry compat layer) may decide per request. */
+export interface RequestHooks {
+  /** Options for this request, laid over the instance's (before `config.retry`). */
+  readonly options?: AxiosRetryOptions;
+  /** Decides whether a response is a success, instead of `validateStatus`. */
+  readonly validateResponse?: (response: AxiosResponse) => boolean;
+  /** Called with the final error once retries are exhausted, before it is thrown. */
+  readonly onExhausted?: (error: unknown, retries: number) => void | Promise<void>;
+}
+
+/** How `installRetry` is configured by the layers built on it. */
+export interface InstallOptions {
+  /** Per-request hooks. */
+  readonly perRequest?: (config: InternalAxiosRequestConfig) => RequestHooks;
+  /** The compat layer owns the `axios-retry` config key, so it must not be taken for axios-retry itself. */
+  readonly ownsAxiosRetryKey?: boolean;
+}
+
+/**
+ * Installs Retryline on an axios instance and returns `detach()`. Each request runs through
+ * Retryline's engine inside the adapter: request interceptors run before the first attempt and
+ * again before every retry; response interceptors run once, on the final outcome. Final failures
+ * reject with axios's own `AxiosError` (`getRetryInfo(error)` has the attempts); aborts reject with
+ * `CanceledError` at once and are never retried. Per request, `config.retry` overrides the options.
+ *
+ * @example
+ * ```ts
+ * const api = axios.create({ baseURL: 'https://api.example' });
+ * const detach = attachRetry(api, { retries: 3, idempotencyKey: true });
+ * await api.post('/orders', order, { retry: { retries: 5 } });
+ * ```
+ */
+export function attachRetry(instance: AxiosInstance, options: AxiosRetryOptions = {}): () => void {
+  return installRetry(instance, options).detach;
+}
+
+/** Installs the interceptor; returns its id and `detach()`. The base of `attachRetry` and the compat layer. */
+export function installRetry(
+  instance: AxiosInstance,
+  options: AxiosRetryOptions,
+  install: InstallOptions = {},
+): { readonly id: number; readonly detach: () => void } {
+  if (typeof instance?.interceptors?.request?.use !== 'function') {
+    throw invalid('instance', 'an axios instance', instance);
+  }
+  if ((instance as unknown as Record<symbol, unknown>)[ATTACHED]) {
+    throw new InvalidOptionsError(
+      'Expected an axios instance without Retryline, got one that already has it: retries would stack. Call the first detach() before attaching again',
+      { option: 'instance' },
+    );
+  }
+  const defaults = mergeOptions<AxiosRetryOptions>(options, undefined);
+  resolveHttpOptions(defaults);
+
+  const retrying =
+    (original: AxiosAdapter): AxiosAdapter =>
+    (config) =>
+      runWithRetry(instance, original, config, defaults, id, install);
+
+  const id = instance.interceptors.request.use(
+    (config) => {
+      // Wrap whichever adapter this request resolves to (the instance's, or one set per request).
+      config.adapter = retrying(axios.getAdapter(config.adapter ?? instance.defaults.adapter));
+      return config;
+    },
+    undefined,
+    { synchronous: true },
+  );
+  Object.defineProperty(instance, ATTACHED, { value: true, configurable: true });
+  const detach = () => {
+    instance.interceptors.request.eject(id);
+    delete (instance as unknown as Record<symbol, unknown>)[ATTACHED];
+  };
+  return { id, detach };
+}
+
+/** The error axios itself raises for a response that fails validation. */
+function badResponse(response: AxiosResponse, config: InternalAxiosRequestConfig): AxiosError {
+  const code = response.status >= 500 ? AxiosError.ERR_BAD_RESPONSE : AxiosError.ERR_BAD_REQUEST;
+  return new AxiosError(
+    `Request failed with status code ${response.status}`,
+    code,
+    config,
+    response.request,
+    response,
+  );
+}
+
+async function runWithRetry(
+  instance: AxiosInstance,
+  original: AxiosAdapter,
+  config: InternalAxiosRequestConfig,
+  defaults: AxiosRetryOptions,
+  own: number,
+  install: InstallOptions,
+): Promise<AxiosResponse> {
+  const hooks = install.perRequest?.(config) ?? {};
+  const { validateResponse } = hooks;
+  if (!install.ownsAxiosRetryKey && 'axios-retry' in config) {
+    warnOnce(
+      instance,
+      'this axios instance also has axios-retry installed: retries stack (3 × 3 sends). Remove axios-retry, or switch its import to @retryline/axios/compat.',
+    );
+  }
+  const { retry } = config;
+  const signal = config.signal as AbortSignal | undefined;
+  const callerSignal = typeof signal?.addEventListener === 'function' ? { signal } : {};
+  const options = mergeOptions(mergeOptions(defaults, hooks.options), {
+    ...(retry === false ? { retry: false } : retry),
+    ...callerSignal,
+  });
+  const failure = (answered: Answered) =>
+    answered.error ??
+    (validateResponse && !validateResponse(answered.response)
+      ? badResponse(answered.response, config)
+      : undefined);
+
+  try {
+    const { response: answered, info } = await runHttpRequest<Answered>({
+      client: 'axios',
+      method: config.method ?? 'get',
+      url: instance.getUri(config),
+      headers: AxiosHeaders.from(config.headers).toJSON(true) as Record<string, string>,
+      replayable: !isStream(config.data),
+      options,
+      async send({ attempt, signal: attemptSignal, headers: added }) {
+        let attemptConfig: InternalAxiosRequestConfig = {
+          ...config,
+          headers: AxiosHeaders.from(config.headers),
+          signal: attemptSignal,
+          // With validateResponse, every response reaches Retryline, which then judges it.
+          ...(validateResponse ? { validateStatus: () => true } : {}),
+        };
+        if (attempt > 1) attemptConfig = await rerunRequestInterceptors(instance, attemptConfig, own);
+        for (const [name, value] of Object.entries(added)) attemptConfig.headers.set(name, value);
+        try {
+          return { response: await original(attemptConfig) };
+        } catch (error) {
+          // axios rejects a response that fails validateStatus; Retryline judges it as a response.
+          if (error instanceof AxiosError && error.response) return { response: error.response, error };
+          throw error;
+        }
+      },
+      inspect: ({ response }) => ({
+        status: response.status,
+        statusText: response.statusText,
+        headers: AxiosHeaders.from(response.headers as Record<string, string>),
+      }),
+      failed: (answered) => failure(answered) !== undefined,
+      errorOf: failure,
+      discard({ response }) {
+        // A streamed body holds its socket until consumed or destroyed.
+        const data = response.data as { destroy?: () => void } | undefined;
+        if (typeof data?.destroy === 'function') data.destroy();
+      },
+    });
+    const error = failure(answered);
+    if (error) {
+      infoByResult.set(error, info);
+      if (info.outcome === 'exhausted') await hooks.onExhausted?.(error, info.attempts - 1);
+      throw error;
+    }
+    infoByResult.set(answered.response, info);
+    return answered.response;
+  } catch (error) {
+    // Transport failures that outlast the retries reject with axios's own error, as axios would.
+    if (error instanceof RetriesExhaustedError && error.cause instanceof AxiosError) {
+      infoByResult.set(error.cause, { attempts: error.attempts, totalDelay: error.totalDelay });
+      await hooks.onExhausted?.(error.cause, error.attempts - 1);
+      throw error.cause;
+    }
+    if (signal?.aborted && error === signal.reason) {
+      throw new CanceledError(undefined, undefined, config);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,181 @@
+import { Readable } from 'node:stream';
+import { attachRetry, getRetryInfo } from '@retryline/axios';
+import { BodyNotReplayableError, type RetrylineEvent } from '@retryline/core';
+import axios, { AxiosError, type AxiosInstance, CanceledError } from 'axios';
+import axiosRetry from 'axios-retry';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type FaultServer, startFaultServer } from '../support/fault-server';
+
+let server: FaultServer;
+const fast = { retries: 2, backoff: { strategy: 'constant', base: 20 }, jitter: 'none' } as const;
+
+beforeAll(async () => {
+  server = await startFaultServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(() => server.clear());
+
+function client(options: Parameters<typeof attachRetry>[1] = fast): AxiosInstance {
+  const instance = axios.create({ baseURL: server.url });
+  attachRetry(instance, options);
+  return instance;
+}
+
+const settle = <T>(promise: Promise<T>) =>
+  promise.then(
+    (value) => ({ value, error: undefined as unknown }),
+    (error: unknown) => ({ value: undefined, error }),
+  );
+
+describe('attachRetry (axios)', () => {
+  it('GET 503, 503, 200 → 3 attempts and the 200', async () => {
+    server.script('/a', [{ status: 503 }, { status: 503 }, { status: 200, body: 'ok' }]);
+    const response = await client().get('/a');
+    expect(response.status).toBe(200);
+    expect(response.data).toBe('ok');
+    expect(server.requests('/a')).toHaveLength(3);
+    expect(getRetryInfo(response)).toMatchObject({ attempts: 3, totalDelay: 40, outcome: 'success' });
+  });
+
+  it('rejects with axios’s own AxiosError once retries run out, retry info attached', async () => {
+    server.script('/down', [{ status: 503, body: 'down' }]);
+    const { error } = await settle(client().get('/down'));
+    expect(error).toBeInstanceOf(AxiosError);
+    expect((error as AxiosError).response?.status).toBe(503);
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 3, outcome: 'exhausted' });
+    expect(server.requests('/down')).toHaveLength(3);
+  });
+
+  it('POST 503 → 1 attempt; with idempotencyKey → retried with the same key', async () => {
+    server.script('/orders', [{ status: 503 }, { status: 201 }]);
+    const { error } = await settle(client().post('/orders', { sku: 1 }));
+    expect((error as AxiosError).response?.status).toBe(503);
+    expect(server.requests('/orders')).toHaveLength(1);
+    server.script('/orders', [{ status: 503 }, { status: 201 }]);
+    const response = await client({ ...fast, idempotencyKey: true }).post('/orders', { sku: 1 });
+    expect(response.status).toBe(201);
+    const [, first, second] = server.requests('/orders');
+    expect(second?.headers['idempotency-key']).toBe(first?.headers['idempotency-key']);
+    expect(second?.bodyText).toBe('{"sku":1}');
+  });
+
+  it('a refused connection is retried and ends with axios’s ECONNREFUSED error', async () => {
+    const refused = await server.refusedUrl();
+    const instance = axios.create({ baseURL: refused });
+    attachRetry(instance, fast);
+    const { error } = await settle(instance.post('/x', 'body'));
+    expect(error).toBeInstanceOf(AxiosError);
+    expect((error as AxiosError).code).toBe('ECONNREFUSED');
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 3 });
+  });
+
+  it('honours axios’s own per-attempt timeout and retries a GET that timed out', async () => {
+    server.script('/stall', [{ fault: 'stall-headers' }]);
+    const { error } = await settle(client().get('/stall', { timeout: 100 }));
+    expect((error as AxiosError).code).toBe('ECONNABORTED');
+    expect(server.requests('/stall')).toHaveLength(3);
+  });
+
+  it('waits for Retry-After', async () => {
+    server.script('/limited', [{ status: 429, headers: { 'Retry-After': '1' } }, { status: 200 }]);
+    await client().get('/limited');
+    const [first, second] = server.requests('/limited');
+    expect((second?.receivedAt ?? 0) - (first?.receivedAt ?? 0)).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('re-runs request interceptors before every attempt; response interceptors run once', async () => {
+    server.script('/i', [{ status: 503 }, { status: 503 }, { status: 200 }]);
+    const instance = axios.create({ baseURL: server.url });
+    let stamps = 0;
+    instance.interceptors.request.use((config) => {
+      config.headers.set('x-stamp', String(++stamps));
+      return config;
+    });
+    attachRetry(instance, fast);
+    const seen = vi.fn((response) => response);
+    instance.interceptors.response.use(seen);
+    await instance.get('/i');
+    expect(server.requests('/i').map((r) => r.headers['x-stamp'])).toEqual(['1', '2', '3']);
+    expect(seen).toHaveBeenCalledTimes(1);
+  });
+
+  it('per-request config.retry: false fails fast; an object overrides', async () => {
+    server.script('/once', [{ status: 503 }, { status: 200 }]);
+    const instance = client();
+    expect((await settle(instance.get('/once', { retry: false }))).error).toBeInstanceOf(AxiosError);
+    server.script('/once', [{ status: 503 }, { status: 503 }, { status: 503 }, { status: 200 }]);
+    expect((await instance.get('/once', { retry: { retries: 3 } })).status).toBe(200);
+    expect(server.requests('/once')).toHaveLength(5);
+  });
+
+  it('an abort during a wait rejects with CanceledError at once and sends nothing more', async () => {
+    server.script('/slow', [{ status: 503 }]);
+    const controller = new AbortController();
+    const instance = client({
+      ...fast,
+      backoff: { strategy: 'constant', base: 10_000 },
+      onRetry: () => controller.abort(),
+    });
+    const started = Date.now();
+    const { error } = await settle(instance.get('/slow', { signal: controller.signal }));
+    expect(error).toBeInstanceOf(CanceledError);
+    expect(axios.isCancel(error)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.requests('/slow')).toHaveLength(1);
+  });
+
+  it('refuses to replay a stream body', async () => {
+    server.script('/stream', [{ status: 503 }, { status: 200 }]);
+    const { error } = await settle(
+      client({ ...fast, idempotencyKey: true }).post('/stream', Readable.from(['chunk']), {
+        headers: { 'content-type': 'text/plain' },
+      }),
+    );
+    expect(error).toBeInstanceOf(BodyNotReplayableError);
+    expect(server.requests('/stream')).toHaveLength(1);
+  });
+
+  it('events name axios as the client', async () => {
+    server.script('/e', [{ status: 503 }, { status: 200 }]);
+    const events: RetrylineEvent[] = [];
+    await client({ ...fast, onEvent: (e) => events.push(e) }).get('/e?key=secret');
+    expect(events[0]).toMatchObject({
+      type: 'request-start',
+      client: 'axios',
+      method: 'GET',
+      url: `${server.url}/e?key=***`,
+    });
+    expect(events.at(-1)).toMatchObject({
+      type: 'request-end',
+      outcome: 'success',
+      attempts: 2,
+      status: 200,
+    });
+  });
+
+  it('refuses to attach twice, and detach() removes it', async () => {
+    const instance = axios.create({ baseURL: server.url });
+    const detach = attachRetry(instance, fast);
+    expect(() => attachRetry(instance, fast)).toThrow(/already has it: retries would stack/);
+    detach();
+    server.script('/d', [{ status: 503 }, { status: 200 }]);
+    expect((await settle(instance.get('/d'))).error).toBeInstanceOf(AxiosError);
+    expect(server.requests('/d')).toHaveLength(1);
+    expect(() => attachRetry(instance, fast)).not.toThrow();
+  });
+
+  it('warns when axios-retry is installed on the same instance (retries would stack)', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const instance = axios.create({ baseURL: server.url });
+    axiosRetry(instance, { retries: 0 });
+    attachRetry(instance, fast);
+    server.script('/both', [{ status: 200 }]);
+    await instance.get('/both');
+    await instance.get('/both');
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]?.[0]).toMatch(/also has axios-retry installed: retries stack/);
+  });
+});
