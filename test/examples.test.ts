@@ -1,5 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as axiosExample from '../examples/axios-client';
 import { health, placeOrder } from '../examples/fetch-retry';
+import * as kyExample from '../examples/ky-client';
 import { type FaultServer, startFaultServer } from './support/fault-server';
 
 // The README's fetch example, run as written against the fault server.
@@ -10,8 +12,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
+beforeEach(() => server.clear());
 
-describe('examples/fetch-retry.ts', () => {
+describe('examples', () => {
   it('places an order through a 503 with one idempotency key', async () => {
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     server.script('/orders', [{ status: 503 }, { status: 201, body: '{"id":7}' }]);
@@ -28,4 +31,26 @@ describe('examples/fetch-retry.ts', () => {
     expect((await health(server.url)).status).toBe(503);
     expect(server.requests('/health')).toHaveLength(1);
   });
+
+  it.each([
+    ['axios', axiosExample],
+    ['ky', kyExample],
+  ] as const)(
+    'examples/%s-client.ts lists orders through two 503s and pings once',
+    async (_name, example) => {
+      const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+      const api = example.createApi(server.url) as never;
+      server.script('/orders', [
+        { status: 503 },
+        { status: 503 },
+        { status: 200, body: '[1,2]', headers: { 'content-type': 'application/json' } },
+      ]);
+      expect(await example.listOrders(api)).toEqual([1, 2]);
+      expect(server.requests('/orders')).toHaveLength(3);
+      expect(log).toHaveBeenCalledWith('200 after 3 attempts');
+      server.script('/health', [{ status: 503 }, { status: 200 }]);
+      await expect(example.ping(api)).rejects.toThrow();
+      expect(server.requests('/health')).toHaveLength(1);
+    },
+  );
 });

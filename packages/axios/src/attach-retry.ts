@@ -3,6 +3,7 @@ import {
   type HttpRetryOptions,
   InvalidOptionsError,
   invalid,
+  isRetrylineError,
   mergeOptions,
   RetriesExhaustedError,
   resolveHttpOptions,
@@ -253,6 +254,20 @@ async function runWithRetry(
       infoByResult.set(error.cause, { attempts: error.attempts, totalDelay: error.totalDelay });
       await hooks.onExhausted?.(error.cause, error.attempts - 1);
       throw error.cause;
+    }
+    // Retryline's own per-attempt timeout ran the retries out: report it as axios reports timeouts.
+    if (error instanceof RetriesExhaustedError && isRetrylineError(error.cause, 'AttemptTimeoutError')) {
+      const timeout = new AxiosError(
+        `timeout of ${error.cause.timeout}ms exceeded`,
+        AxiosError.ECONNABORTED,
+        config,
+        undefined,
+        undefined,
+      );
+      timeout.cause = error;
+      infoByResult.set(timeout, { attempts: error.attempts, totalDelay: error.totalDelay });
+      await hooks.onExhausted?.(timeout, error.attempts - 1);
+      throw timeout;
     }
     if (signal?.aborted && error === signal.reason) {
       throw new CanceledError(undefined, undefined, config);
