@@ -5,6 +5,7 @@ import axios, { AxiosError, type AxiosInstance, CanceledError } from 'axios';
 import axiosRetry from 'axios-retry';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
+import { settle } from '../support/settle';
 
 let server: FaultServer;
 const fast = { retries: 2, backoff: { strategy: 'constant', base: 20 }, jitter: 'none' } as const;
@@ -22,12 +23,6 @@ function client(options: Parameters<typeof attachRetry>[1] = fast): AxiosInstanc
   attachRetry(instance, options);
   return instance;
 }
-
-const settle = <T>(promise: Promise<T>) =>
-  promise.then(
-    (value) => ({ value, error: undefined as unknown }),
-    (error: unknown) => ({ value: undefined, error }),
-  );
 
 describe('attachRetry (axios)', () => {
   it('GET 503, 503, 200 → 3 attempts and the 200', async () => {

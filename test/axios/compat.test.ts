@@ -25,6 +25,7 @@ import axios, {
 import original from 'axios-retry';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type AttemptRecord, type FaultServer, httpDate, startFaultServer } from '../support/fault-server';
+import { settle } from '../support/settle';
 
 let server: FaultServer;
 
@@ -41,12 +42,6 @@ function client(config?: AxiosRetryCompatConfig): AxiosInstance {
   axiosRetry(instance, config);
   return instance;
 }
-
-const settle = <T>(promise: Promise<T>) =>
-  promise.then(
-    (value) => ({ value, error: undefined as unknown }),
-    (error: unknown) => ({ value: undefined, error }),
-  );
 
 const statusOf = (error: unknown) => (axios.isAxiosError(error) ? error.response?.status : undefined);
 

@@ -8,6 +8,7 @@ import {
 import { type FetchRetryOptions, getRetryInfo, retryFetch } from '@retryline/fetch';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FaultServer, httpDate, startFaultServer } from '../support/fault-server';
+import { settle } from '../support/settle';
 
 // retryFetch against a real loopback server that fails the ways networks fail. Delays are short
 // and unjittered so the timing assertions are exact lower bounds, never wall-clock budgets.
@@ -21,12 +22,6 @@ afterAll(async () => {
   await server.close();
 });
 beforeEach(() => server.clear());
-
-const outcome = (promise: Promise<unknown>) =>
-  promise.then(
-    (value) => ({ value, error: undefined as unknown }),
-    (error: unknown) => ({ value: undefined, error }),
-  );
 
 describe('retryFetch against the fault server', () => {
   it('GET 503, 503, 200 → 3 attempts and the 200', async () => {
@@ -86,7 +81,7 @@ describe('retryFetch against the fault server', () => {
   it('POST to a refused port → retried, since it was never sent', async () => {
     const refused = await server.refusedUrl();
     const events: RetrylineEvent[] = [];
-    const { error } = await outcome(
+    const { error } = await settle(
       retryFetch(fetch, { ...fast, onEvent: (e) => events.push(e) })(`${refused}/x`, {
         method: 'POST',
         body: 'b',
@@ -116,9 +111,7 @@ describe('retryFetch against the fault server', () => {
   it('POST reset mid-body → not retried: the server may have acted on it', async () => {
     server.script('/upload', [{ fault: 'reset-mid-request-body', afterBytes: 1 }, { status: 200 }]);
     const body = 'x'.repeat(256 * 1024);
-    const { error } = await outcome(
-      retryFetch(fetch, fast)(`${server.url}/upload`, { method: 'POST', body }),
-    );
+    const { error } = await settle(retryFetch(fetch, fast)(`${server.url}/upload`, { method: 'POST', body }));
     expect(error).toBeInstanceOf(TypeError); // fetch's own error, rethrown as it is
     expect(server.requests('/upload')).toHaveLength(1);
   });
@@ -149,7 +142,7 @@ describe('retryFetch against the fault server', () => {
   it('Retry-After: 3600 → one attempt, RetryAfterTooLongError with retryAt', async () => {
     server.script('/later', [{ status: 503, headers: { 'Retry-After': '3600' } }]);
     const before = Date.now();
-    const { error } = await outcome(retryFetch(fetch, fast)(`${server.url}/later`));
+    const { error } = await settle(retryFetch(fetch, fast)(`${server.url}/later`));
     expect(error).toBeInstanceOf(RetryAfterTooLongError);
     const { retryAt } = error as RetryAfterTooLongError;
     expect(retryAt).toBeGreaterThanOrEqual(before + 3_600_000);
@@ -171,7 +164,7 @@ describe('retryFetch against the fault server', () => {
   it('stalled headers with timeout: 200 → retried, then DeadlineExceededError under deadline', async () => {
     server.script('/stall', [{ fault: 'stall-headers' }]);
     const started = Date.now();
-    const { error } = await outcome(
+    const { error } = await settle(
       retryFetch(fetch, { ...fast, retries: 10, timeout: 200, deadline: 700 })(`${server.url}/stall`),
     );
     expect(error).toBeInstanceOf(DeadlineExceededError);
@@ -185,7 +178,7 @@ describe('retryFetch against the fault server', () => {
     const controller = new AbortController();
     const reason = new Error('user left the page');
     let abortedAt = 0;
-    const { error } = await outcome(
+    const { error } = await settle(
       retryFetch(fetch, {
         ...fast,
         backoff: { strategy: 'constant', base: 10_000 },
@@ -212,7 +205,7 @@ describe('retryFetch against the fault server', () => {
         controller.close();
       },
     });
-    const { error } = await outcome(
+    const { error } = await settle(
       retryFetch(fetch, { ...fast, idempotencyKey: true })(`${server.url}/stream`, {
         method: 'POST',
         body: stream,

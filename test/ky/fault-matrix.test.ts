@@ -9,6 +9,7 @@ import { getRetryInfo, type KyRetryOptions, retryline } from '@retryline/ky';
 import ky, { HTTPError, isTimeoutError, TimeoutError } from 'ky';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
+import { settle } from '../support/settle';
 
 // ky with retryline() against a real loopback server that fails the ways networks fail. Delays are
 // short and unjittered so the timing assertions are exact lower bounds, never wall-clock budgets.
@@ -22,12 +23,6 @@ afterAll(async () => {
   await server.close();
 });
 beforeEach(() => server.clear());
-
-const outcome = (promise: Promise<unknown>) =>
-  promise.then(
-    (value) => ({ value, error: undefined as unknown }),
-    (error: unknown) => ({ value: undefined, error }),
-  );
 
 /** A fetch that counts its calls: the attempts actually sent, where the server cannot count them. */
 function countingFetch() {
@@ -54,7 +49,7 @@ describe('ky with retryline() against the fault server', () => {
     it('503 every time with retries: 2 → exactly 3 requests, then HTTPError 503', async () => {
       const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
       server.script('/down', [{ status: 503, body: 'down' }]);
-      const { error } = await outcome(ky.create(retryline(fast)).get(`${server.url}/down`));
+      const { error } = await settle(ky.create(retryline(fast)).get(`${server.url}/down`));
       expect(error).toBeInstanceOf(HTTPError);
       expect((error as HTTPError).response.status).toBe(503);
       expect(await (error as HTTPError).response.text()).toBe('down');
@@ -68,7 +63,7 @@ describe('ky with retryline() against the fault server', () => {
       const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
       server.script('/down', [{ status: 503 }]);
       const api = ky.create(retryline(fast)).extend({ retry: 5 });
-      const first = await outcome(api.get(`${server.url}/down`));
+      const first = await settle(api.get(`${server.url}/down`));
       expect(first.error).toBeInstanceOf(HTTPError);
       expect((first.error as HTTPError).response.status).toBe(503);
       expect(server.requests('/down')).toHaveLength(3);
@@ -77,7 +72,7 @@ describe('ky with retryline() against the fault server', () => {
         /^\[Retryline\] ky's own retry is switched off .* Retryline already retries/,
       );
       // Once per client, however many requests it makes.
-      await outcome(api.get(`${server.url}/down`));
+      await settle(api.get(`${server.url}/down`));
       expect(server.requests('/down')).toHaveLength(6);
       expect(warn).toHaveBeenCalledOnce();
     });
@@ -97,7 +92,7 @@ describe('ky with retryline() against the fault server', () => {
       vi.spyOn(console, 'warn').mockImplementation(() => {});
       const counter = countingFetch();
       const refused = await server.refusedUrl();
-      const { error } = await outcome(
+      const { error } = await settle(
         ky
           .create(retryline({ ...fast, fetch: counter.fetch }))
           .extend({ retry: { limit: 5, delay: () => 0 } })
@@ -111,22 +106,20 @@ describe('ky with retryline() against the fault server', () => {
       vi.spyOn(console, 'warn').mockImplementation(() => {});
       server.script('/down', [{ status: 503 }]);
       const api = ky.create(retryline(fast));
-      const { error } = await outcome(api.get(`${server.url}/down`, { retry: { limit: 4, delay: () => 0 } }));
+      const { error } = await settle(api.get(`${server.url}/down`, { retry: { limit: 4, delay: () => 0 } }));
       expect((error as HTTPError).response.status).toBe(503);
       expect(server.requests('/down')).toHaveLength(3);
 
       server.script('/ok', [{ status: 200, body: 'ok' }]);
       const forcing = api.extend({ retry: 3, hooks: { afterResponse: [() => ky.retry({ delay: 0 })] } });
-      const forced = await outcome(forcing.get(`${server.url}/ok`));
+      const forced = await settle(forcing.get(`${server.url}/ok`));
       expect(forced.error).toMatchObject({ name: 'ForceRetryError' });
       expect(server.requests('/ok')).toHaveLength(1);
     });
 
     it('retries: 0 → exactly 1 request', async () => {
       server.script('/down', [{ status: 503 }]);
-      const { error } = await outcome(
-        ky.create(retryline({ ...fast, retries: 0 })).get(`${server.url}/down`),
-      );
+      const { error } = await settle(ky.create(retryline({ ...fast, retries: 0 })).get(`${server.url}/down`));
       expect((error as HTTPError).response.status).toBe(503);
       expect(server.requests('/down')).toHaveLength(1);
     });
@@ -134,7 +127,7 @@ describe('ky with retryline() against the fault server', () => {
 
   it('POST 503 → one attempt and HTTPError: a POST without a key is never resent', async () => {
     server.script('/orders', [{ status: 503 }, { status: 201 }]);
-    const { error } = await outcome(
+    const { error } = await settle(
       ky.create(retryline(fast)).post(`${server.url}/orders`, { json: { sku: 1 } }),
     );
     expect(error).toBeInstanceOf(HTTPError);
@@ -167,7 +160,7 @@ describe('ky with retryline() against the fault server', () => {
 
   it('Retry-After: 3600 → one attempt, RetryAfterTooLongError as it is', async () => {
     server.script('/later', [{ status: 503, headers: { 'Retry-After': '3600' } }]);
-    const { error } = await outcome(ky.create(retryline(fast)).get(`${server.url}/later`));
+    const { error } = await settle(ky.create(retryline(fast)).get(`${server.url}/later`));
     expect(error).toBeInstanceOf(RetryAfterTooLongError);
     expect(getRetryInfo(error)).toMatchObject({ attempts: 1, outcome: 'retry-after-too-long' });
     expect(server.requests('/later')).toHaveLength(1);
@@ -176,7 +169,7 @@ describe('ky with retryline() against the fault server', () => {
   it('per request: retryline: false fails fast; retryline: { retries: 3 } overrides the client', async () => {
     const api = ky.create(retryline(fast));
     server.script('/once', [{ status: 503 }, { status: 200 }]);
-    const { error } = await outcome(api.get(`${server.url}/once`, { retryline: false }));
+    const { error } = await settle(api.get(`${server.url}/once`, { retryline: false }));
     expect((error as HTTPError).response.status).toBe(503);
     expect(server.requests('/once')).toHaveLength(1);
 
@@ -189,7 +182,7 @@ describe('ky with retryline() against the fault server', () => {
   it('per-client defaults set through ky: .extend({ retryline }) applies to every request', async () => {
     server.script('/once', [{ status: 503 }, { status: 200 }]);
     const api = ky.create(retryline(fast)).extend({ retryline: false });
-    const { error } = await outcome(api.get(`${server.url}/once`));
+    const { error } = await settle(api.get(`${server.url}/once`));
     expect((error as HTTPError).response.status).toBe(503);
     expect(server.requests('/once')).toHaveLength(1);
   });
@@ -197,7 +190,7 @@ describe('ky with retryline() against the fault server', () => {
   it('stalled headers with timeout: 200, retries: 1 → ky’s TimeoutError after 2 requests', async () => {
     server.script('/stall', [{ fault: 'stall-headers' }]);
     const started = Date.now();
-    const { error } = await outcome(
+    const { error } = await settle(
       ky.create(retryline({ ...fast, retries: 1, timeout: 200 })).get(`${server.url}/stall`),
     );
     expect(error).toBeInstanceOf(TimeoutError);
@@ -214,7 +207,7 @@ describe('ky with retryline() against the fault server', () => {
 
   it('a POST whose only attempt timed out → ky’s TimeoutError too, and no second request', async () => {
     server.script('/orders', [{ fault: 'stall-headers' }]);
-    const { error } = await outcome(
+    const { error } = await settle(
       ky.create(retryline({ ...fast, timeout: 200 })).post(`${server.url}/orders`, { json: { sku: 1 } }),
     );
     expect(error).toBeInstanceOf(TimeoutError);
@@ -225,7 +218,7 @@ describe('ky with retryline() against the fault server', () => {
 
   it('stalled headers under a deadline → DeadlineExceededError as it is, not a TimeoutError', async () => {
     server.script('/stall', [{ fault: 'stall-headers' }]);
-    const { error } = await outcome(
+    const { error } = await settle(
       ky.create(retryline({ ...fast, retries: 10, timeout: 200, deadline: 500 })).get(`${server.url}/stall`),
     );
     expect(error).toBeInstanceOf(DeadlineExceededError);
@@ -247,7 +240,7 @@ describe('ky with retryline() against the fault server', () => {
   it('refused port → fetch’s own TypeError after 3 attempts, with the retry info', async () => {
     const refused = await server.refusedUrl();
     const counter = countingFetch();
-    const { error } = await outcome(
+    const { error } = await settle(
       ky.create(retryline({ ...fast, fetch: counter.fetch })).get(`${refused}/x`),
     );
     expect(error).toBeInstanceOf(TypeError);
@@ -261,7 +254,7 @@ describe('ky with retryline() against the fault server', () => {
 
   it('POST reset mid-body → fetch’s error, not retried: the server may have acted on it', async () => {
     server.script('/upload', [{ fault: 'reset-mid-request-body', afterBytes: 1 }, { status: 200 }]);
-    const { error } = await outcome(
+    const { error } = await settle(
       ky.create(retryline(fast)).post(`${server.url}/upload`, { body: 'x'.repeat(256 * 1024) }),
     );
     expect(error).toBeInstanceOf(TypeError);
@@ -286,7 +279,7 @@ describe('ky with retryline() against the fault server', () => {
         },
       }),
     );
-    const { error } = await outcome(api.get(`${server.url}/slow`, { signal: controller.signal }));
+    const { error } = await settle(api.get(`${server.url}/slow`, { signal: controller.signal }));
     expect(error).toBe(reason);
     expect(getRetryInfo(reason)).toBeUndefined(); // one reason may end many requests
     expect(abortedAt).toBeGreaterThan(0);
@@ -349,7 +342,7 @@ describe('ky with retryline() against the fault server', () => {
     expect(() => retryline({ fetch: 'fetch' as never })).toThrow(InvalidOptionsError);
     server.script('/x', [{ status: 200 }]);
     const api = ky.create(retryline(fast));
-    const { error } = await outcome(api.get(`${server.url}/x`, { retryline: 3 as never }));
+    const { error } = await settle(api.get(`${server.url}/x`, { retryline: 3 as never }));
     expect(error).toBeInstanceOf(InvalidOptionsError);
     expect((error as Error).message).toBe('Expected retryline to be an object or false, got 3');
     expect(server.requests('/x')).toHaveLength(0);
