@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -19,6 +20,11 @@ interface PageResult {
 }
 
 beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `The browser tests need Debian's Chromium at ${CHROMIUM}: run \`pnpm bootstrap\` (apt-get install chromium)`,
+    );
+  }
   server = await startFaultServer();
   const bundle = await build({
     entryPoints: [fileURLToPath(new URL('fetch-page.ts', import.meta.url))],
