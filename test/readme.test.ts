@@ -13,7 +13,10 @@ describe('README.md', () => {
   it('has a quick start of exactly two commands', () => {
     const section = readme.split('<!-- quick-start:begin -->')[1]?.split('<!-- quick-start:end -->')[0] ?? '';
     const commands = section.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('```'));
-    expect(commands).toEqual(['npm install -g pnpm@10.34.9 && pnpm install && pnpm bootstrap && pnpm demo', 'pnpm test']);
+    expect(commands).toEqual([
+      'npm install -g pnpm@10.34.9 && pnpm install && pnpm bootstrap && pnpm demo',
+      'pnpm test',
+    ]);
   });
 
   it('shows only TypeScript that is compiled: every snippet line is in a type-checked example', () => {
