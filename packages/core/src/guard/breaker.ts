@@ -1,0 +1,319 @@
+/**
+ * The circuit breaker of DESIGN §7 as a pure state machine: every operation is a function of
+ * (state, config, input, now) that returns the next state, so the same code can sit behind the
+ * memory store and behind Redis, and tests need no timers (CONVENTIONS §1–2).
+ */
+
+import { finiteNumber, invalid, MAX_DELAY_LIMIT, own } from '../policy/normalize';
+
+/** Circuit-breaker options; `breaker: true` takes every default. */
+export interface BreakerOptions {
+  /**
+   * The failure rate over the window that opens the breaker once it is exceeded (strictly greater).
+   * `1` never opens on rate, leaving only `consecutiveFailures`.
+   * @default 0.5
+   * @example
+   * ```ts
+   * normalizeBreaker({ failureRate: 0.25 });
+   * ```
+   */
+  readonly failureRate?: number;
+  /**
+   * How many of the most recent counted calls the rate is computed over (a count-based sliding window).
+   * @default 20
+   * @example
+   * ```ts
+   * normalizeBreaker({ windowSize: 50, minCalls: 10 });
+   * ```
+   */
+  readonly windowSize?: number;
+  /**
+   * The fewest calls in the window before the rate can open the breaker; at most `windowSize`.
+   * @default 20, or `windowSize` when that is smaller
+   * @example
+   * ```ts
+   * normalizeBreaker({ minCalls: 5 });
+   * ```
+   */
+  readonly minCalls?: number;
+  /**
+   * Opens the breaker after this many failures in a row, whatever the rate. Off when absent.
+   * @default undefined
+   * @example
+   * ```ts
+   * normalizeBreaker({ consecutiveFailures: 5 });
+   * ```
+   */
+  readonly consecutiveFailures?: number;
+  /**
+   * Milliseconds the breaker stays open before it lets trial calls through. Also how long a
+   * half-open trial may go unreported before it is presumed lost, so at least 1.
+   * @default 30_000
+   * @example
+   * ```ts
+   * normalizeBreaker({ openMs: 10_000 });
+   * ```
+   */
+  readonly openMs?: number;
+  /**
+   * Trial calls let through while half-open; all of them must succeed to close the breaker.
+   * @default 1
+   * @example
+   * ```ts
+   * normalizeBreaker({ halfOpenCalls: 3 });
+   * ```
+   */
+  readonly halfOpenCalls?: number;
+}
+
+/** Breaker options with every default filled in. */
+export interface BreakerConfig {
+  readonly failureRate: number;
+  readonly windowSize: number;
+  readonly minCalls: number;
+  /** Absent: consecutive failures do not open the breaker by themselves. */
+  readonly consecutiveFailures?: number;
+  readonly openMs: number;
+  readonly halfOpenCalls: number;
+}
+
+/** The defaults of DESIGN §7. */
+export const BREAKER_DEFAULTS = {
+  failureRate: 0.5,
+  windowSize: 20,
+  minCalls: 20,
+  openMs: 30_000,
+  halfOpenCalls: 1,
+} as const;
+
+export type BreakerStateName = 'closed' | 'open' | 'half-open';
+
+/**
+ * A breaker's state: plain JSON, the same after `JSON.parse(JSON.stringify(state))`. Optional
+ * fields are absent, never `undefined`, so the round trip is exact.
+ */
+export interface BreakerState {
+  readonly state: BreakerStateName;
+  /** Outcomes of the last ≤ `windowSize` counted calls, oldest first; `true` is a failure. */
+  readonly window: readonly boolean[];
+  /** Failures in a row, up to the latest counted call. */
+  readonly consecutive: number;
+  /** Open only: when the breaker opened. */
+  readonly openedAt?: number;
+  /** Half-open only: when the latest trial call was admitted. */
+  readonly trialAt?: number;
+  /** Trial calls admitted in this half-open period and not released by an `'ignored'` outcome. */
+  readonly trials: number;
+  /** Trial calls that have succeeded in this half-open period. */
+  readonly trialSuccesses: number;
+}
+
+/** A state change, for `breaker-*` events. */
+export interface BreakerTransition {
+  readonly from: BreakerStateName;
+  readonly to: BreakerStateName;
+}
+
+export type BreakerAdmission =
+  | { readonly allowed: true; readonly state: BreakerState; readonly transition?: BreakerTransition }
+  | {
+      readonly allowed: false;
+      readonly state: BreakerState;
+      /** When `breakerAdmit` will next let a call through (unless something is recorded first). */
+      readonly retryAt: number;
+    };
+
+/** How a call ended, as the breaker counts it. */
+export type BreakerOutcome = 'success' | 'failure' | 'ignored';
+
+export interface BreakerRecord {
+  readonly state: BreakerState;
+  readonly transition?: BreakerTransition;
+}
+
+/** What events and the devtools panel show of a breaker. */
+export interface BreakerSnapshot {
+  readonly state: BreakerStateName;
+  /** Failures ÷ calls over the window; 0 with no calls. */
+  readonly failureRate: number;
+  /** Calls in the window. */
+  readonly calls: number;
+  /** When a call will next be let through, while the breaker refuses calls. */
+  readonly retryAt?: number;
+}
+
+function integer(name: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `between ${min} and ${max}`;
+    throw invalid(name, `an integer ${range}`, value);
+  }
+  return value;
+}
+
+/**
+ * Validates breaker options once and fills in the defaults; `true` means all defaults.
+ *
+ * @example
+ * ```ts
+ * normalizeBreaker({ failureRate: 2 });
+ * // InvalidOptionsError: Expected breaker.failureRate to be a finite number between 0 and 1, got 2
+ * ```
+ */
+export function normalizeBreaker(input: BreakerOptions | true): BreakerConfig {
+  if (input !== true && (typeof input !== 'object' || input === null || Array.isArray(input))) {
+    throw invalid('breaker', 'true or an object', input);
+  }
+  const options: BreakerOptions = input === true ? {} : input;
+  const max = Number.MAX_SAFE_INTEGER;
+  const windowSize = integer(
+    'breaker.windowSize',
+    own(options, 'windowSize'),
+    BREAKER_DEFAULTS.windowSize,
+    1,
+    max,
+  );
+  // A minCalls above windowSize could never be reached: the rate would never open the breaker.
+  const minCalls = integer(
+    'breaker.minCalls',
+    own(options, 'minCalls'),
+    Math.min(BREAKER_DEFAULTS.minCalls, windowSize),
+    1,
+    windowSize,
+  );
+  const consecutive = own(options, 'consecutiveFailures');
+  return {
+    failureRate: finiteNumber(
+      'breaker.failureRate',
+      own(options, 'failureRate'),
+      BREAKER_DEFAULTS.failureRate,
+      0,
+      1,
+    ),
+    windowSize,
+    minCalls,
+    ...(consecutive === undefined
+      ? {}
+      : { consecutiveFailures: integer('breaker.consecutiveFailures', consecutive, 0, 1, max) }),
+    openMs: finiteNumber(
+      'breaker.openMs',
+      own(options, 'openMs'),
+      BREAKER_DEFAULTS.openMs,
+      1,
+      MAX_DELAY_LIMIT,
+    ),
+    halfOpenCalls: integer(
+      'breaker.halfOpenCalls',
+      own(options, 'halfOpenCalls'),
+      BREAKER_DEFAULTS.halfOpenCalls,
+      1,
+      max,
+    ),
+  };
+}
+
+/** A closed breaker with an empty window. */
+export function initialBreakerState(): BreakerState {
+  return { state: 'closed', window: [], consecutive: 0, trials: 0, trialSuccesses: 0 };
+}
+
+const failuresIn = (window: readonly boolean[]) => window.reduce((n, failed) => n + (failed ? 1 : 0), 0);
+
+function opened(state: BreakerState, now: number): BreakerState {
+  return {
+    state: 'open',
+    window: state.window,
+    consecutive: state.consecutive,
+    openedAt: now,
+    trials: 0,
+    trialSuccesses: 0,
+  };
+}
+
+function halfOpen(state: BreakerState, trials: number, trialSuccesses: number, now: number): BreakerState {
+  return {
+    state: 'half-open',
+    window: state.window,
+    consecutive: state.consecutive,
+    trialAt: now,
+    trials,
+    trialSuccesses,
+  };
+}
+
+/**
+ * Asks whether a call may go out now. Closed: yes. Open: no until `openedAt + openMs`, then the
+ * breaker turns half-open and this call is its first trial. Half-open: up to `halfOpenCalls`
+ * trials; the rest are refused with `retryAt = trialAt + openMs`, because a trial that has not
+ * reported by then is presumed lost (its process died, or its outcome never reached a shared
+ * store) and its slot is given to a new call — otherwise a lost trial would wedge the breaker
+ * half-open for ever.
+ */
+export function breakerAdmit(state: BreakerState, config: BreakerConfig, now: number): BreakerAdmission {
+  if (state.state === 'closed') return { allowed: true, state };
+  if (state.state === 'open') {
+    const openedAt = state.openedAt ?? now;
+    if (now - openedAt < config.openMs) return { allowed: false, state, retryAt: openedAt + config.openMs };
+    return {
+      allowed: true,
+      state: halfOpen(state, 1, 0, now),
+      transition: { from: 'open', to: 'half-open' },
+    };
+  }
+  const trialAt = state.trialAt ?? now;
+  // Only trials still outstanding can be lost; the successes already seen stand.
+  const trials = now - trialAt >= config.openMs ? state.trialSuccesses : state.trials;
+  if (trials < config.halfOpenCalls) {
+    return { allowed: true, state: halfOpen(state, trials + 1, state.trialSuccesses, now) };
+  }
+  return { allowed: false, state, retryAt: trialAt + config.openMs };
+}
+
+/**
+ * Counts how an admitted call ended. The caller passes `'ignored'` for what says nothing about the
+ * dependency's health (4xx, aborts): only retryable failures count (DESIGN §7).
+ *
+ * Closed: the outcome enters the window, and the breaker opens when, with at least `minCalls`
+ * calls in it, the failure rate exceeds `failureRate`, or when `consecutiveFailures` is reached.
+ * Open: nothing changes (late outcomes of calls sent before it opened). Half-open: any failure
+ * re-opens it; a success counts only while a trial awaits its outcome, and `halfOpenCalls` of them
+ * close it with a fresh window; `'ignored'` releases a trial's slot for another call.
+ */
+export function breakerRecord(
+  state: BreakerState,
+  config: BreakerConfig,
+  outcome: BreakerOutcome,
+  now: number,
+): BreakerRecord {
+  if (state.state === 'open') return { state };
+  if (state.state === 'half-open') {
+    const outstanding = state.trials > state.trialSuccesses;
+    if (outcome === 'failure')
+      return { state: opened(state, now), transition: { from: 'half-open', to: 'open' } };
+    if (!outstanding) return { state };
+    if (outcome === 'ignored') return { state: { ...state, trials: state.trials - 1 } };
+    const trialSuccesses = state.trialSuccesses + 1;
+    if (trialSuccesses >= config.halfOpenCalls) {
+      return { state: initialBreakerState(), transition: { from: 'half-open', to: 'closed' } };
+    }
+    return { state: { ...state, trialSuccesses } };
+  }
+  if (outcome === 'ignored') return { state };
+  const failed = outcome === 'failure';
+  const window = [...state.window, failed].slice(-config.windowSize);
+  const consecutive = failed ? state.consecutive + 1 : 0;
+  const next: BreakerState = { ...state, window, consecutive };
+  const byRate = window.length >= config.minCalls && failuresIn(window) / window.length > config.failureRate;
+  const byCount = config.consecutiveFailures !== undefined && consecutive >= config.consecutiveFailures;
+  if (byRate || byCount) return { state: opened(next, now), transition: { from: 'closed', to: 'open' } };
+  return { state: next };
+}
+
+/** What the breaker looks like now, for events and devtools. */
+export function breakerSnapshot(state: BreakerState, config: BreakerConfig, now: number): BreakerSnapshot {
+  const calls = state.window.length;
+  const base = { state: state.state, failureRate: calls === 0 ? 0 : failuresIn(state.window) / calls, calls };
+  if (state.state === 'closed') return base;
+  const admission = breakerAdmit(state, config, now);
+  return admission.allowed ? base : { ...base, retryAt: admission.retryAt };
+}

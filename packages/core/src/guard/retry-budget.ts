@@ -1,0 +1,203 @@
+/**
+ * The retry budget of DESIGN §7 (after Finagle's RetryBudget): retries may be at most `ratio` of the
+ * requests seen over a sliding window, plus a floor of `minPerSecond` so a quiet client can still
+ * retry. A pure state machine — every operation is (state, config, now) → { …result, state } — so
+ * the memory store and the Redis store run the same code, and tests pass time in (CONVENTIONS §1–2).
+ *
+ * Sliding-window approximation: the window is cut into {@link BUDGET_BUCKETS} fixed buckets of
+ * `windowMs / BUDGET_BUCKETS` each, and a decision counts the current bucket and the ones before it
+ * (BUDGET_BUCKETS in all). The window therefore reaches back between `windowMs − windowMs/10` and
+ * `windowMs`, depending on where `now` falls in its bucket, and the state holds at most
+ * BUDGET_BUCKETS counters however heavy the traffic. A request then backs retries for as long as
+ * its bucket stays in the window, so any BUDGET_BUCKETS consecutive buckets hold at most
+ * `ratio × (their requests and those of the BUDGET_BUCKETS − 1 buckets before) + floor` retries.
+ */
+
+import { finiteNumber, invalid, own } from '../policy/normalize';
+
+/** Retry-budget options; `budget: true` takes every default. */
+export interface RetryBudgetOptions {
+  /**
+   * The share of requests that may be retried over the window, on top of the floor. `0` leaves
+   * only the floor; above `1` allows several retries per request.
+   * @default 0.1
+   * @example
+   * ```ts
+   * normalizeBudget({ ratio: 0.2 });
+   * ```
+   */
+  readonly ratio?: number;
+  /**
+   * Milliseconds of history the budget counts requests and retries over.
+   * @default 10_000
+   * @example
+   * ```ts
+   * normalizeBudget({ windowMs: 60_000 });
+   * ```
+   */
+  readonly windowMs?: number;
+  /**
+   * Retries per second allowed whatever the traffic, so a client that sends little can still
+   * retry: the window allows `minPerSecond × windowMs / 1000` of them on top of the ratio.
+   * @default 10
+   * @example
+   * ```ts
+   * normalizeBudget({ minPerSecond: 0 }); // only the ratio
+   * ```
+   */
+  readonly minPerSecond?: number;
+}
+
+/** Retry-budget options with every default filled in. */
+export interface RetryBudgetConfig {
+  readonly ratio: number;
+  readonly windowMs: number;
+  readonly minPerSecond: number;
+}
+
+/** The defaults of DESIGN §7. */
+export const BUDGET_DEFAULTS = { ratio: 0.1, windowMs: 10_000, minPerSecond: 10 } as const;
+
+/** How many buckets the window is cut into: the most counters a budget state ever holds. */
+export const BUDGET_BUCKETS = 10;
+
+/** Counts for one bucket of `windowMs / BUDGET_BUCKETS` milliseconds. */
+export interface BudgetBucket {
+  /** `floor(now / bucketMs)`: which bucket of time since the epoch this is. */
+  readonly slot: number;
+  readonly requests: number;
+  readonly retries: number;
+}
+
+/** A budget's state: plain JSON, the same after `JSON.parse(JSON.stringify(state))`. */
+export interface BudgetState {
+  /** At most {@link BUDGET_BUCKETS} buckets, oldest first, all within the window. */
+  readonly buckets: readonly BudgetBucket[];
+}
+
+export interface BudgetRecord {
+  /** Retries the budget would still grant now. */
+  readonly remaining: number;
+  readonly state: BudgetState;
+}
+
+export interface BudgetDecision extends BudgetRecord {
+  /** Whether this retry may go ahead; an allowed retry is already counted in `state`. */
+  readonly allowed: boolean;
+}
+
+/** Validates options once, at the boundary (CONVENTIONS §3). */
+export function normalizeBudget(input: RetryBudgetOptions | true): RetryBudgetConfig {
+  if (input !== true && (typeof input !== 'object' || input === null || Array.isArray(input))) {
+    throw invalid('budget', 'true or an object', input);
+  }
+  const options: RetryBudgetOptions = input === true ? {} : input;
+  return {
+    ratio: finiteNumber('budget.ratio', own(options, 'ratio'), BUDGET_DEFAULTS.ratio),
+    // At least 1 ms, so a bucket (windowMs / 10) is never empty of time.
+    windowMs: finiteNumber('budget.windowMs', own(options, 'windowMs'), BUDGET_DEFAULTS.windowMs, 1),
+    minPerSecond: finiteNumber(
+      'budget.minPerSecond',
+      own(options, 'minPerSecond'),
+      BUDGET_DEFAULTS.minPerSecond,
+    ),
+  };
+}
+
+/** A budget that has seen nothing: it grants the floor. */
+export function budgetInit(): BudgetState {
+  return { buckets: [] };
+}
+
+/** Counts a first attempt. Never refused: the budget only limits retries (DESIGN §7). */
+export function budgetRecordRequest(
+  state: BudgetState,
+  config: RetryBudgetConfig,
+  now: number,
+): BudgetRecord {
+  const buckets = count(state, config, now, 'requests');
+  return { remaining: remaining(config, buckets), state: { buckets } };
+}
+
+/**
+ * Asks for one retry: allowed while the retries in the window, this one included, stay within
+ * `ratio × requests + minPerSecond × windowMs / 1000`. Allowed retries are counted; refused ones
+ * are not, so refusals never eat into the budget.
+ */
+export function budgetTryRetry(state: BudgetState, config: RetryBudgetConfig, now: number): BudgetDecision {
+  const current = prune(state, config, now);
+  const { requests, retries } = totals(current.buckets);
+  // `retries + 1 ≤ limit` rather than `retries < limit`: with a fractional limit the latter would
+  // let the window end one retry above it.
+  if (retries + 1 > limit(config, requests)) {
+    return { allowed: false, remaining: 0, state: { buckets: current.buckets } };
+  }
+  const buckets = bump(current.buckets, current.slot, 'retries');
+  return { allowed: true, remaining: remaining(config, buckets), state: { buckets } };
+}
+
+/** What events and the devtools panel show of a budget: the counts in its window at `now`. */
+export function budgetSnapshot(
+  state: BudgetState,
+  config: RetryBudgetConfig,
+  now: number,
+): { readonly requests: number; readonly retries: number; readonly remaining: number } {
+  const { buckets } = prune(state, config, now);
+  return { ...totals(buckets), remaining: remaining(config, buckets) };
+}
+
+function limit(config: RetryBudgetConfig, requests: number): number {
+  return config.ratio * requests + (config.minPerSecond * config.windowMs) / 1000;
+}
+
+function remaining(config: RetryBudgetConfig, buckets: readonly BudgetBucket[]): number {
+  const { requests, retries } = totals(buckets);
+  return Math.max(0, Math.floor(limit(config, requests) - retries));
+}
+
+function totals(buckets: readonly BudgetBucket[]): { requests: number; retries: number } {
+  let requests = 0;
+  let retries = 0;
+  for (const bucket of buckets) {
+    requests += bucket.requests;
+    retries += bucket.retries;
+  }
+  return { requests, retries };
+}
+
+/**
+ * Drops the buckets that have left the window. A `now` behind the newest bucket (clocks of a fleet
+ * sharing one Redis budget disagree a little) counts in the newest bucket: time never runs back.
+ */
+function prune(
+  state: BudgetState,
+  config: RetryBudgetConfig,
+  now: number,
+): { slot: number; buckets: readonly BudgetBucket[] } {
+  const newest = state.buckets.at(-1)?.slot ?? Number.NEGATIVE_INFINITY;
+  // now × 10 / windowMs rather than now / (windowMs / 10): exact for whole milliseconds.
+  const slot = Math.max(Math.floor((now * BUDGET_BUCKETS) / config.windowMs), newest);
+  const oldest = slot - BUDGET_BUCKETS + 1;
+  return { slot, buckets: state.buckets.filter((bucket) => bucket.slot >= oldest) };
+}
+
+function count(
+  state: BudgetState,
+  config: RetryBudgetConfig,
+  now: number,
+  field: 'requests' | 'retries',
+): readonly BudgetBucket[] {
+  const current = prune(state, config, now);
+  return bump(current.buckets, current.slot, field);
+}
+
+function bump(
+  buckets: readonly BudgetBucket[],
+  slot: number,
+  field: 'requests' | 'retries',
+): readonly BudgetBucket[] {
+  const last = buckets.at(-1);
+  if (last?.slot === slot) return [...buckets.slice(0, -1), { ...last, [field]: last[field] + 1 }];
+  const fresh: BudgetBucket = { slot, requests: 0, retries: 0 };
+  return [...buckets, { ...fresh, [field]: 1 }];
+}
