@@ -1,4 +1,4 @@
-export type { LoopResult, ScheduledDelay } from './engine/attempt-loop';
+export type { Health, LoopResult, Refusal, ScheduledDelay } from './engine/attempt-loop';
 export {
   AttemptTimeoutError,
   BodyNotReplayableError,
@@ -22,6 +22,8 @@ export type {
   AttemptOutcome,
   AttemptPhase,
   AttemptStartEvent,
+  BreakerStateEvent,
+  BudgetEvent,
   ErrorSummary,
   RequestEndEvent,
   RequestOutcome,
@@ -30,6 +32,17 @@ export type {
   RetrylineEventListener,
   RetryScheduledEvent,
 } from './events/types';
+export {
+  BREAKER_DEFAULTS,
+  type BreakerConfig,
+  type BreakerOptions,
+  type BreakerSnapshot,
+  type BreakerState,
+  type BreakerStateName,
+  breakerSnapshot,
+} from './guard/breaker';
+export { BUDGET_DEFAULTS, type RetryBudgetConfig, type RetryBudgetOptions } from './guard/retry-budget';
+export { memoryStore, type Store } from './guard/store';
 export {
   classifyTransportError,
   type HttpOutcome,

@@ -48,7 +48,18 @@ export type Verdict<V> =
       readonly hint?: DelayHint;
       /** Says what failed, in messages, when there is no error (`503 Service Unavailable`). */
       readonly summary?: string;
+      /** How this attempt reflects on the dependency's health, when the default is wrong. */
+      readonly health?: Health;
     };
+
+/** How an attempt reflects on the dependency's health (what a circuit breaker counts). */
+export type Health = 'success' | 'failure' | 'ignored';
+
+/** A guard's refusal: the error to stop with, and the outcome to report. */
+export interface Refusal {
+  readonly error: unknown;
+  readonly outcome: RequestOutcome;
+}
 
 /** One wait, as reported to the caller and in `retry-scheduled` events. */
 export interface ScheduledDelay {
@@ -86,6 +97,12 @@ export interface LoopSpec<V> {
   }): unknown;
   /** Releases a value that will not be returned (an HTTP response being retried). */
   discard?(value: V): void;
+  /** Guards before each attempt (rate limiter, bulkhead, breaker): a refusal stops the request, nothing sent. */
+  admit?(attempt: LoopAttempt): Promise<Refusal | undefined>;
+  /** Tells the guards how an attempt went. */
+  record?(health: Health): Promise<void>;
+  /** Guards before a retry is scheduled (retry budget): a refusal stops the request. */
+  allowRetry?(): Promise<Refusal | undefined>;
 }
 
 /** What the loop resolves with. */
@@ -197,6 +214,12 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         previousError: lastError,
       };
       const { attempt } = context;
+      const refusal = await spec.admit?.(context);
+      if (refusal) {
+        state = { ...state, attempts: state.attempts - 1 };
+        end(refusal.outcome, refusal.error);
+        throw refusal.error;
+      }
       emit({ type: 'attempt-start', attempt, ...spec.prepare?.(context) });
 
       const forward = () => attemptControl.abort(request.signal.reason);
@@ -246,6 +269,15 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         if (result.ok) spec.discard?.(result.value);
         end('not-retryable', error);
         throw error;
+      }
+      if (spec.record) {
+        const health: Health =
+          verdict.action === 'retry'
+            ? (verdict.health ?? 'failure')
+            : verdict.action === 'return' && (verdict.outcome ?? 'success') === 'success'
+              ? 'success'
+              : 'ignored';
+        await spec.record(health);
       }
       const details = spec.describe?.(result);
       const outcome =
@@ -333,11 +365,17 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         throw failure;
       }
 
-      const refusal = spec.refuse?.();
-      if (refusal !== undefined) {
+      const refused = spec.refuse?.();
+      if (refused !== undefined) {
         if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
-        end('not-retryable', refusal);
-        throw refusal;
+        end('not-retryable', refused);
+        throw refused;
+      }
+      const denied = await spec.allowRetry?.();
+      if (denied) {
+        if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
+        end(denied.outcome, denied.error);
+        throw denied.error;
       }
       if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
       const { delay, computation, reason } = decision;

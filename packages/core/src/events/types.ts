@@ -107,7 +107,27 @@ export interface RequestEndEvent extends EventBase {
   readonly status?: number;
 }
 
+/** A circuit breaker changed state. */
+export interface BreakerStateEvent extends EventBase {
+  readonly type: 'breaker-state';
+  /** The guard key (by default the origin). */
+  readonly key: string;
+  readonly from: 'closed' | 'open' | 'half-open';
+  readonly to: 'closed' | 'open' | 'half-open';
+}
+
+/** A retry budget was consulted for a retry. */
+export interface BudgetEvent extends EventBase {
+  readonly type: 'budget';
+  readonly key: string;
+  /** Retries still allowed in the window after this one. */
+  readonly remaining: number;
+  readonly allowed: boolean;
+}
+
 export type RetrylineEvent =
+  | BreakerStateEvent
+  | BudgetEvent
   | RequestStartEvent
   | AttemptStartEvent
   | AttemptEndEvent

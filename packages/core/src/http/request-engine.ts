@@ -1,8 +1,16 @@
 import { type LoopResult, runAttemptLoop, type ScheduledDelay } from '../engine/attempt-loop';
-import { BodyNotReplayableError, isRetrylineError } from '../errors';
+import {
+  BodyNotReplayableError,
+  CircuitOpenError,
+  isRetrylineError,
+  RetryBudgetExhaustedError,
+} from '../errors';
 import { createEmitter } from '../events/emitter';
 import { createRequestId } from '../events/request-id';
 import type { RetrylineEventListener } from '../events/types';
+import { type BreakerOptions, normalizeBreaker } from '../guard/breaker';
+import { normalizeBudget, type RetryBudgetOptions } from '../guard/retry-budget';
+import { defaultStore, type Store } from '../guard/store';
 import type { DelayReason } from '../policy/decide';
 import { expectObject, invalid, normalizePolicy, own } from '../policy/normalize';
 import type { PolicyOptions } from '../policy/options';
@@ -19,6 +27,7 @@ import {
   formatIdempotencyKey,
   headerName,
   type IdempotencyKeyOption,
+  type KeyedRequest,
   resolveIdempotencyKey,
 } from './idempotency-key';
 import { type HeaderSource, redactHeaders, redactUrl } from './redact';
@@ -81,6 +90,22 @@ export interface HttpRetryOptions extends PolicyOptions {
   onEvent?: RetrylineEventListener;
   /** The request id to use instead of a fresh UUID. */
   requestId?: string;
+  /**
+   * A circuit breaker per guard key (by default per origin): once the origin keeps failing, calls
+   * fail fast with `CircuitOpenError` (no send) until a trial call succeeds. `true` takes the defaults.
+   * @default off
+   */
+  breaker?: boolean | BreakerOptions;
+  /**
+   * A retry budget per guard key: retries stay within `ratio` of requests (plus a small floor), so
+   * a failing origin is not hit by a retry storm; a spent budget stops with `RetryBudgetExhaustedError`.
+   * @default off
+   */
+  budget?: boolean | RetryBudgetOptions;
+  /** Where guard state lives; clients that share a store share their guards. @default one memory store per realm */
+  store?: Store;
+  /** The guard key of a request. @default its origin (`https://api.example`) */
+  guardKey?: (request: KeyedRequest) => string;
 }
 
 /** What one attempt must send besides the caller's request. */
@@ -206,6 +231,29 @@ export function resolveHttpOptions(input: HttpRetryOptions | undefined) {
     onRetry: optionalFunction<HttpRetryOptions['onRetry']>('onRetry', own(options, 'onRetry')),
     onEvent: optionalFunction<RetrylineEventListener>('onEvent', own(options, 'onEvent')),
     requestId,
+    guards: resolveGuards(options),
+  };
+}
+
+/** An origin, or the URL itself when it has none (a relative URL in a browser). */
+function originOf(url: string): string {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]+/i.exec(url);
+  return match ? match[0].replace(/\/\/[^@/]*@/, '//') : url;
+}
+
+function resolveGuards(options: HttpRetryOptions) {
+  const breaker = own(options, 'breaker');
+  const budget = own(options, 'budget');
+  const store = own(options, 'store') ?? defaultStore;
+  if (typeof store !== 'object' || store === null || typeof store.breakerAdmit !== 'function') {
+    throw invalid('store', 'a Store (memoryStore() or a shared store)', store);
+  }
+  const guardKey = optionalFunction<(request: KeyedRequest) => string>('guardKey', own(options, 'guardKey'));
+  return {
+    breaker: breaker === undefined || breaker === false ? undefined : normalizeBreaker(breaker),
+    budget: budget === undefined || budget === false ? undefined : normalizeBudget(budget),
+    store,
+    key: guardKey ?? ((request: KeyedRequest) => originOf(request.url)),
   };
 }
 
@@ -231,6 +279,7 @@ export async function runHttpRequest<R>(
     onRetry,
     onEvent,
     requestId: given,
+    guards,
   } = resolveHttpOptions(exchange.options);
   const method = exchange.method.toUpperCase();
   const callerHeaders = redactHeaders(exchange.headers, new Set());
@@ -252,12 +301,15 @@ export async function runHttpRequest<R>(
       : headerValue(callerHeaders, 'idempotency-key') !== undefined;
 
   let attemptHeaders: Record<string, string> = added;
+  const emit = createEmitter(onEvent, requestId, policy.clock);
+  const { breaker, budget, store } = guards;
+  const guardKey = breaker || budget ? guards.key({ method, url: exchange.url }) : '';
   let lastStatus: number | undefined;
   const result = await runAttemptLoop<R>({
     policy,
     signal,
     label: `${method} ${url}`,
-    emit: createEmitter(onEvent, requestId, policy.clock),
+    emit,
     start: { client: exchange.client, method, url },
     prepare(context) {
       attemptHeaders = { ...added };
@@ -359,6 +411,45 @@ export async function runHttpRequest<R>(
         }
       : {}),
     discard: (response) => exchange.discard(response),
+    ...(breaker || budget
+      ? {
+          async admit(context) {
+            const now = policy.clock.now();
+            if (context.attempt === 1 && budget) await store.budgetRequest(guardKey, budget, now);
+            if (!breaker) return undefined;
+            const admission = await store.breakerAdmit(guardKey, breaker, now);
+            if (admission.allowed && admission.transition) {
+              emit({ type: 'breaker-state', key: guardKey, ...admission.transition });
+            }
+            if (admission.allowed) return undefined;
+            const until = new Date(admission.retryAt).toISOString();
+            return {
+              outcome: 'breaker-open',
+              error: new CircuitOpenError(
+                `${method} ${url} was not sent: the circuit breaker for ${guardKey} is open until ${until}`,
+                { retryAt: admission.retryAt, attempts: context.attempt - 1, cause: context.previousError },
+              ),
+            };
+          },
+          async record(health) {
+            if (!breaker) return;
+            const recorded = await store.breakerRecord(guardKey, breaker, health, policy.clock.now());
+            if (recorded.transition) emit({ type: 'breaker-state', key: guardKey, ...recorded.transition });
+          },
+          async allowRetry() {
+            if (!budget) return undefined;
+            const decision = await store.budgetRetry(guardKey, budget, policy.clock.now());
+            emit({ type: 'budget', key: guardKey, remaining: decision.remaining, allowed: decision.allowed });
+            if (decision.allowed) return undefined;
+            return {
+              outcome: 'budget-exhausted',
+              error: new RetryBudgetExhaustedError(
+                `${method} ${url} was not retried: the retry budget for ${guardKey} is spent (retries are kept within ${budget.ratio * 100}% of requests)`,
+              ),
+            };
+          },
+        }
+      : {}),
   });
   return {
     response: result.value,

@@ -1,0 +1,105 @@
+import { type HttpRetryOptions, memoryStore, type RetrylineEvent } from '@retryline/core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { axiosDriver, type Driver, drivers, fetchDriver } from '../conformance/drivers';
+import { type FaultServer, startFaultServer } from '../support/fault-server';
+
+// The breaker and the retry budget, wired through every adapter, against the real fault server.
+let server: FaultServer;
+beforeAll(async () => {
+  server = await startFaultServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(() => server.clear());
+
+const fast: HttpRetryOptions = { backoff: { strategy: 'constant', base: 5 }, jitter: 'none' };
+const get = (driver: Driver, path: string, options: HttpRetryOptions) =>
+  driver.send({ method: 'GET', url: `${server.url}${path}`, options });
+const transitions = (events: RetrylineEvent[]) =>
+  events.flatMap((e) => (e.type === 'breaker-state' ? [`${e.from}→${e.to}`] : []));
+
+describe.each(drivers)('guards through $name', (driver) => {
+  it('a breaker opens after consecutive failures, fails fast without sending, and closes after a good trial', async () => {
+    const options: HttpRetryOptions = {
+      ...fast,
+      retries: 0,
+      store: memoryStore(),
+      breaker: { consecutiveFailures: 3, openMs: 300 },
+    };
+    server.script('/flaky', [{ status: 503 }]);
+    const seen: string[] = [];
+    for (let i = 0; i < 3; i++) seen.push(...transitions((await get(driver, '/flaky', options)).events));
+    expect(seen).toEqual(['closed→open']);
+    const refused = await get(driver, '/flaky', options);
+    expect(refused.outcome).toMatchObject({ kind: 'retryline-error', name: 'CircuitOpenError' });
+    expect((refused.outcome as { retryAt?: number }).retryAt).toBeGreaterThan(Date.now());
+    expect(refused.events.some((e) => e.type === 'attempt-start')).toBe(false);
+    expect(refused.events.at(-1)).toMatchObject({
+      type: 'request-end',
+      outcome: 'breaker-open',
+      attempts: 0,
+    });
+    expect(server.requests('/flaky')).toHaveLength(3); // the refused call never reached the server
+
+    await new Promise((resolve) => setTimeout(resolve, 320));
+    server.script('/flaky', [{ status: 200, body: 'back' }]);
+    const trial = await get(driver, '/flaky', options);
+    expect(trial.outcome).toMatchObject({ kind: 'response', status: 200 });
+    expect(transitions(trial.events)).toEqual(['open→half-open', 'half-open→closed']);
+  });
+
+  it('a retry budget keeps retries within its ratio of requests', async () => {
+    const options: HttpRetryOptions = {
+      ...fast,
+      retries: 5,
+      store: memoryStore(),
+      budget: { ratio: 0.5, minPerSecond: 0 },
+    };
+    server.script('/down', [{ status: 503 }]);
+    const names: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const { outcome } = await get(driver, '/down', options);
+      names.push(outcome.kind === 'retryline-error' ? outcome.name : outcome.kind);
+    }
+    const sent = server.requests('/down').length;
+    // 10 requests may earn at most 0.5 · 10 = 5 retries; without the budget they would send 60.
+    expect(sent).toBeGreaterThanOrEqual(10);
+    expect(sent).toBeLessThanOrEqual(15);
+    expect(names).toContain('RetryBudgetExhaustedError');
+  });
+});
+
+describe('shared guard state', () => {
+  it('a breaker opened through fetch is open for an axios client sharing the store', async () => {
+    const store = memoryStore();
+    const options: HttpRetryOptions = {
+      ...fast,
+      retries: 0,
+      store,
+      breaker: { consecutiveFailures: 2, openMs: 10_000 },
+    };
+    server.script('/shared', [{ status: 503 }]);
+    await get(fetchDriver, '/shared', options);
+    await get(fetchDriver, '/shared', options);
+    const other = await get(axiosDriver, '/shared', options);
+    expect(other.outcome).toMatchObject({ kind: 'retryline-error', name: 'CircuitOpenError' });
+    expect(server.requests('/shared')).toHaveLength(2);
+  });
+
+  it('keys guards per origin: another origin is unaffected', async () => {
+    const store = memoryStore();
+    const options: HttpRetryOptions = {
+      ...fast,
+      retries: 0,
+      store,
+      breaker: { consecutiveFailures: 1, openMs: 10_000 },
+    };
+    server.script('/x', [{ status: 503 }]);
+    await get(fetchDriver, '/x', options);
+    expect((await get(fetchDriver, '/x', options)).outcome).toMatchObject({ name: 'CircuitOpenError' });
+    const otherOrigin = server.url.replace('127.0.0.1', 'localhost');
+    const { outcome } = await fetchDriver.send({ method: 'GET', url: `${otherOrigin}/x`, options });
+    expect(outcome).toMatchObject({ kind: 'response', status: 503 });
+  });
+});
