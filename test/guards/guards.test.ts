@@ -70,6 +70,25 @@ describe.each(drivers)('guards through $name', (driver) => {
   });
 });
 
+describe('what the breaker counts', () => {
+  it('counts 503s and resets on POSTs that are not retried, but not 4xx', async () => {
+    const options: HttpRetryOptions = {
+      ...fast,
+      store: memoryStore(),
+      breaker: { consecutiveFailures: 2, openMs: 10_000 },
+    };
+    const post = (path: string) =>
+      fetchDriver.send({ method: 'POST', url: `${server.url}${path}`, body: 'b', options });
+    server.script('/bad-request', [{ status: 400 }]);
+    for (let i = 0; i < 3; i++) expect((await post('/bad-request')).outcome).toMatchObject({ status: 400 });
+    server.script('/orders', [{ status: 503 }, { fault: 'reset-before-headers' }, { status: 201 }]);
+    expect((await post('/orders')).outcome).toMatchObject({ status: 503 });
+    expect((await post('/orders')).outcome).toMatchObject({ kind: 'network-error' });
+    expect((await post('/orders')).outcome).toMatchObject({ name: 'CircuitOpenError' });
+    expect(server.requests('/orders')).toHaveLength(2);
+  });
+});
+
 describe('shared guard state', () => {
   it('a breaker opened through fetch is open for an axios client sharing the store', async () => {
     const store = memoryStore();

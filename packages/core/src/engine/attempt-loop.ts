@@ -34,9 +34,14 @@ export type AttemptResult<V> =
 /** The caller's judgement of an attempt. */
 export type Verdict<V> =
   /** Resolve with this value: a success, or an answer that is final (a 404). */
-  | { readonly action: 'return'; readonly value: V; readonly outcome?: 'success' | 'not-retryable' }
+  | {
+      readonly action: 'return';
+      readonly value: V;
+      readonly outcome?: 'success' | 'not-retryable';
+      readonly health?: Health;
+    }
   /** Reject with this error as it is. */
-  | { readonly action: 'throw'; readonly error: unknown }
+  | { readonly action: 'throw'; readonly error: unknown; readonly health?: Health }
   /**
    * Retry if the policy allows. `fallback` is what to resolve with if it does not (an HTTP
    * response the caller gets back when retries run out); `hint` is the server's asked-for wait.
@@ -271,12 +276,14 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         throw error;
       }
       if (spec.record) {
+        // The verdict knows best (a 503 on a POST is not retried, yet says the origin is failing).
         const health: Health =
-          verdict.action === 'retry'
-            ? (verdict.health ?? 'failure')
+          verdict.health ??
+          (verdict.action === 'retry'
+            ? 'failure'
             : verdict.action === 'return' && (verdict.outcome ?? 'success') === 'success'
               ? 'success'
-              : 'ignored';
+              : 'ignored');
         await spec.record(health);
       }
       const details = spec.describe?.(result);

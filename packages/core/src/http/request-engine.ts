@@ -362,11 +362,15 @@ export async function runHttpRequest<R>(
       const retryable = predicate
         ? (await predicate({ ...classified, retryable: byDefault })) === true
         : byDefault;
+      // What the breaker counts: transport failures and transient statuses, whether or not this
+      // request may be retried (a 503 on a POST still says the origin is failing); not 4xx.
+      const health =
+        classified.phase !== 'response' || rules.statuses.has(classified.status ?? 0) ? 'failure' : 'ignored';
       if (!outcome.ok)
         return retryable
           ? { action: 'retry', error: outcome.error }
-          : { action: 'throw', error: outcome.error };
-      if (!retryable) return { action: 'return', value: outcome.value, outcome: 'not-retryable' };
+          : { action: 'throw', error: outcome.error, health };
+      if (!retryable) return { action: 'return', value: outcome.value, outcome: 'not-retryable', health };
       return {
         action: 'retry',
         fallback: outcome.value,
