@@ -70,6 +70,57 @@ describe.each(drivers)('guards through $name', (driver) => {
   });
 });
 
+describe.each(drivers)('rate limiter through $name', (driver) => {
+  it("'reject' mode: a request without a token fails at once with RateLimitedError and is not sent", async () => {
+    const options: HttpRetryOptions = {
+      ...fast,
+      store: memoryStore(),
+      limiter: { capacity: 2, refillPerSecond: 0.5, mode: 'reject' },
+    };
+    server.script('/r', [{ status: 200 }]);
+    const outcomes = [];
+    for (let i = 0; i < 3; i++) outcomes.push((await get(driver, '/r', options)).outcome);
+    expect(outcomes.slice(0, 2)).toMatchObject([{ status: 200 }, { status: 200 }]);
+    expect(outcomes[2]).toMatchObject({ kind: 'retryline-error', name: 'RateLimitedError' });
+    expect((outcomes[2] as { retryAt?: number }).retryAt).toBeGreaterThan(Date.now());
+    expect(server.requests('/r')).toHaveLength(2);
+  });
+
+  it("'wait' mode: requests wait for a token instead of failing", async () => {
+    const options: HttpRetryOptions = {
+      ...fast,
+      store: memoryStore(),
+      limiter: { capacity: 1, refillPerSecond: 10 },
+    };
+    server.script('/w', [{ status: 200 }]);
+    for (let i = 0; i < 3; i++)
+      expect((await get(driver, '/w', options)).outcome).toMatchObject({ status: 200 });
+    const [, second, third] = server.requests('/w');
+    expect((third?.receivedAt ?? 0) - (second?.receivedAt ?? 0)).toBeGreaterThanOrEqual(95);
+  });
+
+  it("'wait' mode never waits past the deadline, and an abort ends the wait at once", async () => {
+    const store = memoryStore();
+    const limiter = { capacity: 1, refillPerSecond: 0.2 };
+    server.script('/d', [{ status: 200 }]);
+    await get(driver, '/d', { ...fast, store, limiter });
+    const late = await get(driver, '/d', { ...fast, store, limiter, deadline: 1000 });
+    expect(late.outcome).toMatchObject({ kind: 'retryline-error', name: 'RateLimitedError' });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('gone')), 50);
+    const started = Date.now();
+    const aborted = await driver.send({
+      method: 'GET',
+      url: `${server.url}/d`,
+      options: { ...fast, store, limiter },
+      signal: controller.signal,
+    });
+    expect(aborted.outcome).toMatchObject({ kind: 'aborted' });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(server.requests('/d')).toHaveLength(1);
+  });
+});
+
 describe('what the breaker counts', () => {
   it('counts 503s and resets on POSTs that are not retried, but not 4xx', async () => {
     const options: HttpRetryOptions = {

@@ -43,6 +43,7 @@ export {
 } from './guard/breaker';
 export { BUDGET_DEFAULTS, type RetryBudgetConfig, type RetryBudgetOptions } from './guard/retry-budget';
 export { memoryStore, type Store } from './guard/store';
+export type { TokenBucketConfig, TokenBucketOptions } from './guard/token-bucket';
 export {
   classifyTransportError,
   type HttpOutcome,

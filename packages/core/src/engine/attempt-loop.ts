@@ -219,16 +219,27 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         previousError: lastError,
       };
       const { attempt } = context;
-      const refusal = await spec.admit?.(context);
+      // Linked before the guards, so a limiter's wait ends at once on an abort or at the deadline.
+      const forward = () => attemptControl.abort(request.signal.reason);
+      if (request.signal.aborted) forward();
+      else request.signal.addEventListener('abort', forward, { once: true });
+      let refusal: Refusal | undefined;
+      try {
+        refusal = await spec.admit?.(context);
+      } catch (error) {
+        request.signal.removeEventListener('abort', forward);
+        state = { ...state, attempts: state.attempts - 1 };
+        if (request.signal.aborted) throw stopped();
+        throw error;
+      }
       if (refusal) {
+        request.signal.removeEventListener('abort', forward);
         state = { ...state, attempts: state.attempts - 1 };
         end(refusal.outcome, refusal.error);
         throw refusal.error;
       }
       emit({ type: 'attempt-start', attempt, ...spec.prepare?.(context) });
 
-      const forward = () => attemptControl.abort(request.signal.reason);
-      request.signal.addEventListener('abort', forward, { once: true });
       const timeout = policy.timeout;
       if (timeout !== undefined) {
         after(clock, timeout, attemptTimers.signal, () =>

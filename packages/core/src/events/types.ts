@@ -32,6 +32,7 @@ export type RequestOutcome =
   | 'deadline'
   | 'breaker-open'
   | 'budget-exhausted'
+  | 'rate-limited'
   | 'retry-after-too-long';
 
 /** How one attempt ended. */

@@ -17,6 +17,7 @@ import {
   budgetTryRetry,
   type RetryBudgetConfig,
 } from './retry-budget';
+import { type BucketState, bucketInit, bucketTake, isIdle, type TokenBucketConfig } from './token-bucket';
 
 /**
  * Where guard state lives. Every operation is atomic on its own and async, so a shared store (Redis
@@ -34,7 +35,18 @@ export interface Store {
   ): Promise<BreakerRecord>;
   budgetRequest(key: string, config: RetryBudgetConfig, now: number): Promise<BudgetRecord>;
   budgetRetry(key: string, config: RetryBudgetConfig, now: number): Promise<BudgetDecision>;
+  /** Takes `n` tokens from the key's bucket, or says when they will be there. */
+  limiterTake(
+    key: string,
+    config: TokenBucketConfig,
+    n: number,
+    now: number,
+  ): Promise<{ readonly allowed: boolean; readonly retryAt?: number }>;
 }
+
+// Keys whose bucket is full again and untouched this long carry no information and are dropped.
+const IDLE_MS = 60_000;
+const SWEEP_EVERY = 1000;
 
 /**
  * The embedded default: guard state in this process's memory. Clients that share one
@@ -43,6 +55,8 @@ export interface Store {
 export function memoryStore(): Store {
   const breakers = new Map<string, BreakerState>();
   const budgets = new Map<string, BudgetState>();
+  const buckets = new Map<string, BucketState>();
+  let takes = 0;
   return {
     async breakerAdmit(key, config, now) {
       const result = breakerAdmit(breakers.get(key) ?? initialBreakerState(), config, now);
@@ -63,6 +77,16 @@ export function memoryStore(): Store {
       const result = budgetTryRetry(budgets.get(key) ?? budgetInit(), config, now);
       budgets.set(key, result.state);
       return result;
+    },
+    async limiterTake(key, config, n, now) {
+      if (++takes % SWEEP_EVERY === 0) {
+        for (const [other, state] of buckets) if (isIdle(state, config, now, IDLE_MS)) buckets.delete(other);
+      }
+      const result = bucketTake(buckets.get(key) ?? bucketInit(config, now), config, n, now);
+      buckets.set(key, result.state);
+      return result.allowed
+        ? { allowed: true }
+        : { allowed: false, ...(result.retryAt === undefined ? {} : { retryAt: result.retryAt }) };
     },
   };
 }

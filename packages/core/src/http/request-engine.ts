@@ -3,6 +3,7 @@ import {
   BodyNotReplayableError,
   CircuitOpenError,
   isRetrylineError,
+  RateLimitedError,
   RetryBudgetExhaustedError,
 } from '../errors';
 import { createEmitter } from '../events/emitter';
@@ -11,6 +12,7 @@ import type { RetrylineEventListener } from '../events/types';
 import { type BreakerOptions, normalizeBreaker } from '../guard/breaker';
 import { normalizeBudget, type RetryBudgetOptions } from '../guard/retry-budget';
 import { defaultStore, type Store } from '../guard/store';
+import { normalizeBucket, type TokenBucketOptions } from '../guard/token-bucket';
 import type { DelayReason } from '../policy/decide';
 import { expectObject, invalid, normalizePolicy, own } from '../policy/normalize';
 import type { PolicyOptions } from '../policy/options';
@@ -102,6 +104,13 @@ export interface HttpRetryOptions extends PolicyOptions {
    * @default off
    */
   budget?: boolean | RetryBudgetOptions;
+  /**
+   * A client-side token bucket per guard key: `capacity` is the burst, `refillPerSecond` the rate.
+   * `mode: 'wait'` holds an attempt until a token is free (never past the deadline); `'reject'`
+   * fails at once with `RateLimitedError` (`retryAt`). Nothing is sent without a token.
+   * @default off
+   */
+  limiter?: TokenBucketOptions & { mode?: 'wait' | 'reject' };
   /** Where guard state lives; clients that share a store share their guards. @default one memory store per realm */
   store?: Store;
   /** The guard key of a request. @default its origin (`https://api.example`) */
@@ -249,7 +258,14 @@ function resolveGuards(options: HttpRetryOptions) {
     throw invalid('store', 'a Store (memoryStore() or a shared store)', store);
   }
   const guardKey = optionalFunction<(request: KeyedRequest) => string>('guardKey', own(options, 'guardKey'));
+  const limiter = own(options, 'limiter');
+  if (limiter !== undefined && (typeof limiter !== 'object' || limiter === null)) {
+    throw invalid('limiter', 'an object with capacity and refillPerSecond', limiter);
+  }
+  const mode = limiter ? (own(limiter, 'mode') ?? 'wait') : 'wait';
+  if (mode !== 'wait' && mode !== 'reject') throw invalid('limiter.mode', "one of 'wait', 'reject'", mode);
   return {
+    limiter: limiter ? { bucket: normalizeBucket(limiter), mode } : undefined,
     breaker: breaker === undefined || breaker === false ? undefined : normalizeBreaker(breaker),
     budget: budget === undefined || budget === false ? undefined : normalizeBudget(budget),
     store,
@@ -302,8 +318,8 @@ export async function runHttpRequest<R>(
 
   let attemptHeaders: Record<string, string> = added;
   const emit = createEmitter(onEvent, requestId, policy.clock);
-  const { breaker, budget, store } = guards;
-  const guardKey = breaker || budget ? guards.key({ method, url: exchange.url }) : '';
+  const { breaker, budget, limiter, store } = guards;
+  const guardKey = breaker || budget || limiter ? guards.key({ method, url: exchange.url }) : '';
   let lastStatus: number | undefined;
   const result = await runAttemptLoop<R>({
     policy,
@@ -415,9 +431,26 @@ export async function runHttpRequest<R>(
         }
       : {}),
     discard: (response) => exchange.discard(response),
-    ...(breaker || budget
+    ...(breaker || budget || limiter
       ? {
           async admit(context) {
+            // DESIGN §7 order: limiter, then breaker. Without a token nothing is sent.
+            while (limiter) {
+              const at = policy.clock.now();
+              const take = await store.limiterTake(guardKey, limiter.bucket, 1, at);
+              if (take.allowed) break;
+              const retryAt = take.retryAt ?? at;
+              if (limiter.mode === 'reject' || retryAt - at >= context.remaining) {
+                return {
+                  outcome: 'rate-limited',
+                  error: new RateLimitedError(
+                    `${method} ${url} was not sent: the rate limiter for ${guardKey} has no token until ${new Date(retryAt).toISOString()}`,
+                    { retryAt, attempts: context.attempt - 1, cause: context.previousError },
+                  ),
+                };
+              }
+              await policy.clock.sleep(retryAt - at, context.signal);
+            }
             const now = policy.clock.now();
             if (context.attempt === 1 && budget) await store.budgetRequest(guardKey, budget, now);
             if (!breaker) return undefined;
