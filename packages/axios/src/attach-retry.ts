@@ -92,6 +92,10 @@ export interface RequestHooks {
   readonly validateResponse?: (response: AxiosResponse) => boolean;
   /** Called with the final error once retries are exhausted, before it is thrown. */
   readonly onExhausted?: (error: unknown, retries: number) => void | Promise<void>;
+  /** Called before each retry is sent, after the request interceptors ran again for it. */
+  readonly beforeRetry?: (config: InternalAxiosRequestConfig) => void;
+  /** Reshapes the error the request finally rejects with (the compat layer's axios-retry shapes). */
+  readonly mapError?: (error: unknown) => unknown;
 }
 
 /** How `installRetry` is configured by the layers built on it. */
@@ -181,6 +185,23 @@ async function runWithRetry(
   install: InstallOptions,
 ): Promise<AxiosResponse> {
   const hooks = install.perRequest?.(config) ?? {};
+  if (!hooks.mapError) return runRequest(instance, original, config, defaults, own, install, hooks);
+  try {
+    return await runRequest(instance, original, config, defaults, own, install, hooks);
+  } catch (error) {
+    throw hooks.mapError(error);
+  }
+}
+
+async function runRequest(
+  instance: AxiosInstance,
+  original: AxiosAdapter,
+  config: InternalAxiosRequestConfig,
+  defaults: AxiosRetryOptions,
+  own: number,
+  install: InstallOptions,
+  hooks: RequestHooks,
+): Promise<AxiosResponse> {
   const { validateResponse } = hooks;
   if (!install.ownsAxiosRetryKey && 'axios-retry' in config) {
     warnOnce(
@@ -217,7 +238,10 @@ async function runWithRetry(
           // With validateResponse, every response reaches Retryline, which then judges it.
           ...(validateResponse ? { validateStatus: () => true } : {}),
         };
-        if (attempt > 1) attemptConfig = await rerunRequestInterceptors(instance, attemptConfig, own);
+        if (attempt > 1) {
+          attemptConfig = await rerunRequestInterceptors(instance, attemptConfig, own);
+          hooks.beforeRetry?.(attemptConfig);
+        }
         for (const [name, value] of Object.entries(added)) attemptConfig.headers.set(name, value);
         try {
           return { response: await original(attemptConfig) };

@@ -18,7 +18,6 @@ import {
   systemRandom,
 } from '@retryline/core';
 import {
-  type AxiosAdapter,
   AxiosError,
   type AxiosInstance,
   type AxiosRequestConfig,
@@ -333,7 +332,6 @@ interface Tracked {
 }
 
 const tracked = new WeakMap<InternalAxiosRequestConfig, Tracked>();
-const ours = new WeakSet<AxiosAdapter>();
 
 /**
  * axios-retry's answer when the whole-request `timeout` runs out: while an attempt runs, axios's
@@ -452,44 +450,21 @@ function axiosRetryCompat(
       options,
       ...(validateResponse ? { validateResponse } : {}),
       onExhausted: (error, retryCount) => settings.onMaxRetryTimesExceeded(error as AxiosError, retryCount),
+      // A retry starts now (axios-retry's lastRequestTime).
+      beforeRetry: (attempt) => {
+        const state = attempt[namespace];
+        if (state) state.lastRequestTime = systemClock.now();
+      },
+      // Give a whole-request timeout axios-retry's shape (see asAxiosRetryError).
+      mapError: (error) => asAxiosRetryError(error, config),
     };
   };
 
-  // Runs after Retryline's interceptor (axios runs the last registered first) and wraps the adapter
-  // it set, to give a request's final error axios-retry's shape. The errors of a request Retryline
-  // did not run (its interceptor ejected) pass through unchanged.
-  const errorInterceptorId = instance.interceptors.request.use(
-    (config) => {
-      const adapter = config.adapter;
-      if (typeof adapter === 'function' && ours.has(adapter)) {
-        // Retryline re-runs request interceptors before every retry: a new attempt starts now.
-        const state = config[namespace];
-        if (state) state.lastRequestTime = systemClock.now();
-        return config;
-      }
-      if (typeof adapter !== 'function') return config;
-      const shaped: AxiosAdapter = (request) =>
-        adapter(request).catch((error: unknown) => {
-          throw asAxiosRetryError(error, request);
-        });
-      ours.add(shaped);
-      config.adapter = shaped;
-      return config;
-    },
-    undefined,
-    { synchronous: true },
+  const installed = installRetry(
+    instance,
+    mergeOptions<AxiosRetryOptions>({ retries: instanceSettings.retries }, extras),
+    { perRequest, ownsAxiosRetryKey: true },
   );
-  let installed: ReturnType<typeof installRetry>;
-  try {
-    installed = installRetry(
-      instance,
-      mergeOptions<AxiosRetryOptions>({ retries: instanceSettings.retries }, extras),
-      { perRequest, ownsAxiosRetryKey: true },
-    );
-  } catch (error) {
-    instance.interceptors.request.eject(errorInterceptorId);
-    throw error;
-  }
   const id = installed.id;
   // Response interceptors run once, on the final outcome; this one only holds axios-retry's second id.
   const responseInterceptorId = instance.interceptors.response.use((response) => response);
@@ -498,7 +473,6 @@ function axiosRetryCompat(
     responseInterceptorId,
     detach() {
       installed.detach();
-      instance.interceptors.request.eject(errorInterceptorId);
       instance.interceptors.response.eject(responseInterceptorId);
     },
   };
