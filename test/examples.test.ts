@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import * as axiosExample from '../examples/axios-client';
 import { health, placeOrder } from '../examples/fetch-retry';
 import * as kyExample from '../examples/ky-client';
-import { type FaultServer, startFaultServer } from './support/fault-server';
+import { useFaultServer } from './support/use-fault-server';
 
 // The README's fetch example, run as written against the fault server.
-let server: FaultServer;
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.clear());
+const server = useFaultServer();
 
 describe('examples', () => {
   it('places an order through a 503 with one idempotency key', async () => {

@@ -3,20 +3,12 @@ import { attachRetry, getRetryInfo } from '@retryline/axios';
 import { BodyNotReplayableError, type RetrylineEvent } from '@retryline/core';
 import axios, { AxiosError, type AxiosInstance, CanceledError } from 'axios';
 import axiosRetry from 'axios-retry';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type FaultServer, startFaultServer } from '../support/fault-server';
+import { describe, expect, it, vi } from 'vitest';
 import { settle } from '../support/settle';
+import { useFaultServer } from '../support/use-fault-server';
 
-let server: FaultServer;
+const server = useFaultServer();
 const fast = { retries: 2, backoff: { strategy: 'constant', base: 20 }, jitter: 'none' } as const;
-
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.clear());
 
 function client(options: Parameters<typeof attachRetry>[1] = fast): AxiosInstance {
   const instance = axios.create({ baseURL: server.url });

@@ -23,19 +23,12 @@ import axios, {
   type InternalAxiosRequestConfig,
 } from 'axios';
 import original from 'axios-retry';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type AttemptRecord, type FaultServer, httpDate, startFaultServer } from '../support/fault-server';
+import { describe, expect, it, vi } from 'vitest';
+import { type AttemptRecord, httpDate } from '../support/fault-server';
 import { settle } from '../support/settle';
+import { useFaultServer } from '../support/use-fault-server';
 
-let server: FaultServer;
-
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.clear());
+const server = useFaultServer();
 
 function client(config?: AxiosRetryCompatConfig): AxiosInstance {
   const instance = axios.create({ baseURL: server.url });

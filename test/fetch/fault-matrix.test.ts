@@ -6,22 +6,15 @@ import {
   type RetrylineEvent,
 } from '@retryline/core';
 import { type FetchRetryOptions, getRetryInfo, retryFetch } from '@retryline/fetch';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FaultServer, httpDate, startFaultServer } from '../support/fault-server';
+import { describe, expect, it } from 'vitest';
+import { httpDate } from '../support/fault-server';
 import { settle } from '../support/settle';
+import { useFaultServer } from '../support/use-fault-server';
 
 // retryFetch against a real loopback server that fails the ways networks fail. Delays are short
 // and unjittered so the timing assertions are exact lower bounds, never wall-clock budgets.
-let server: FaultServer;
+const server = useFaultServer();
 const fast: FetchRetryOptions = { retries: 2, backoff: { strategy: 'constant', base: 20 }, jitter: 'none' };
-
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.clear());
 
 describe('retryFetch against the fault server', () => {
   it('GET 503, 503, 200 → 3 attempts and the 200', async () => {

@@ -1,17 +1,10 @@
 import { type HttpRetryOptions, memoryStore, type RetrylineEvent } from '@retryline/core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { axiosDriver, type Driver, drivers, fetchDriver } from '../conformance/drivers';
-import { type FaultServer, startFaultServer } from '../support/fault-server';
+import { useFaultServer } from '../support/use-fault-server';
 
 // The breaker and the retry budget, wired through every adapter, against the real fault server.
-let server: FaultServer;
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.clear());
+const server = useFaultServer();
 
 const fast: HttpRetryOptions = { backoff: { strategy: 'constant', base: 5 }, jitter: 'none' };
 const get = (driver: Driver, path: string, options: HttpRetryOptions) =>

@@ -7,22 +7,14 @@ import {
 } from '@retryline/core';
 import { getRetryInfo, type KyRetryOptions, retryline } from '@retryline/ky';
 import ky, { HTTPError, isTimeoutError, TimeoutError } from 'ky';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type FaultServer, startFaultServer } from '../support/fault-server';
+import { describe, expect, it, vi } from 'vitest';
 import { settle } from '../support/settle';
+import { useFaultServer } from '../support/use-fault-server';
 
 // ky with retryline() against a real loopback server that fails the ways networks fail. Delays are
 // short and unjittered so the timing assertions are exact lower bounds, never wall-clock budgets.
-let server: FaultServer;
+const server = useFaultServer();
 const fast: KyRetryOptions = { retries: 2, backoff: { strategy: 'constant', base: 20 }, jitter: 'none' };
-
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.clear());
 
 /** A fetch that counts its calls: the attempts actually sent, where the server cannot count them. */
 function countingFetch() {
