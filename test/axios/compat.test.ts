@@ -283,6 +283,7 @@ describe('axiosRetry compat: options', () => {
       'request-start',
       'attempt-start',
       'attempt-end',
+      'budget',
       'retry-scheduled',
       'attempt-start',
       'attempt-end',

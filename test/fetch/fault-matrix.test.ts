@@ -336,12 +336,13 @@ describe('retryFetch against the fault server', () => {
       'request-start',
       'attempt-start',
       'attempt-end',
+      'budget',
       'retry-scheduled',
       'attempt-start',
       'attempt-end',
       'request-end',
     ]);
-    const [start, firstAttempt, firstEnd, scheduled, , , end] = events as never as Array<
+    const [start, firstAttempt, firstEnd, , scheduled, , , end] = events as never as Array<
       Record<string, unknown>
     >;
     expect(start).toMatchObject({

@@ -290,6 +290,7 @@ describe('ky with retryline() against the fault server', () => {
       'request-start',
       'attempt-start',
       'attempt-end',
+      'budget',
       'retry-scheduled',
       'attempt-start',
       'attempt-end',
@@ -307,7 +308,7 @@ describe('ky with retryline() against the fault server', () => {
     await api.get(`${server.url}/events`, { retryline: { onEvent: (e) => requestEvents.push(e) } });
     expect(requestEvents[0]).toMatchObject({ type: 'request-start', client: 'ky' });
     expect(requestEvents.at(-1)).toMatchObject({ type: 'request-end', outcome: 'success', attempts: 1 });
-    expect(clientEvents).toHaveLength(7);
+    expect(clientEvents).toHaveLength(8);
   });
 
   it('looks up globalThis.fetch on every attempt, so a mock installed after the client is used', async () => {

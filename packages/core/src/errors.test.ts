@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   BodyNotReplayableError,
+  BulkheadRejectedError,
   CircuitOpenError,
   InvalidOptionsError,
   isRetrylineError,
@@ -33,12 +34,14 @@ describe('the error tree', () => {
       new RetriesExhaustedError('x', { cause, attempts: 3, totalDelay: 300 }),
       new RetryBudgetExhaustedError('x', { cause }),
       new BodyNotReplayableError('x', { cause }),
+      new BulkheadRejectedError('x', { cause }),
       new InvalidOptionsError('x', { cause, option: 'retries' }),
     ];
     expect(errors.map((error) => error.name)).toEqual([
       'RetriesExhaustedError',
       'RetryBudgetExhaustedError',
       'BodyNotReplayableError',
+      'BulkheadRejectedError',
       'InvalidOptionsError',
     ]);
     for (const error of errors) expect(error.cause).toBe(cause);

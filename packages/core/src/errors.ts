@@ -98,6 +98,14 @@ export class RateLimitedError extends RetryLaterError {
 }
 
 /**
+ * The bulkhead for this key is full: every place is taken and its queue too. Nothing was sent.
+ * The request may be tried again once load drops.
+ */
+export class BulkheadRejectedError extends RetrylineError {
+  override name = 'BulkheadRejectedError';
+}
+
+/**
  * The server asked for a wait longer than `maxRetryAfter` or than the remaining deadline;
  * `retryAt` is when it asked us to come back.
  */
@@ -131,6 +139,7 @@ export type RetrylineErrorName =
   | 'CircuitOpenError'
   | 'RetryBudgetExhaustedError'
   | 'RateLimitedError'
+  | 'BulkheadRejectedError'
   | 'RetryAfterTooLongError'
   | 'BodyNotReplayableError'
   | 'InvalidOptionsError';
@@ -143,6 +152,7 @@ interface ErrorsByName {
   CircuitOpenError: CircuitOpenError;
   RetryBudgetExhaustedError: RetryBudgetExhaustedError;
   RateLimitedError: RateLimitedError;
+  BulkheadRejectedError: BulkheadRejectedError;
   RetryAfterTooLongError: RetryAfterTooLongError;
   BodyNotReplayableError: BodyNotReplayableError;
   InvalidOptionsError: InvalidOptionsError;

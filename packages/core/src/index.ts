@@ -2,6 +2,7 @@ export type { Health, LoopResult, Refusal, ScheduledDelay } from './engine/attem
 export {
   AttemptTimeoutError,
   BodyNotReplayableError,
+  BulkheadRejectedError,
   CircuitOpenError,
   DeadlineExceededError,
   type ExhaustionReason,
@@ -25,6 +26,7 @@ export type {
   BreakerStateEvent,
   BudgetEvent,
   ErrorSummary,
+  GuardWaitEvent,
   RequestEndEvent,
   RequestOutcome,
   RequestStartEvent,
@@ -41,8 +43,10 @@ export {
   type BreakerStateName,
   breakerSnapshot,
 } from './guard/breaker';
+export type { BulkheadConfig, BulkheadOptions } from './guard/bulkhead';
+export type { GuardOptions, LimiterOptions } from './guard/guards';
 export { BUDGET_DEFAULTS, type RetryBudgetConfig, type RetryBudgetOptions } from './guard/retry-budget';
-export { memoryStore, type Store } from './guard/store';
+export { type MemoryStore, type MemoryStoreSize, memoryStore, type Store } from './guard/store';
 export type { TokenBucketConfig, TokenBucketOptions } from './guard/token-bucket';
 export {
   classifyTransportError,
@@ -61,6 +65,7 @@ export {
   type IdempotencyKeyOption,
   type KeyedRequest,
 } from './http/idempotency-key';
+export { quotaSpentUntil } from './http/quota';
 export { MASK, REDACTED, redactHeaders, redactUrl, SENSITIVE_HEADERS } from './http/redact';
 export {
   type HttpAttempt,

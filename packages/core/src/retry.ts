@@ -3,6 +3,7 @@ import { InvalidOptionsError, isRetrylineError } from './errors';
 import { createEmitter } from './events/emitter';
 import { createRequestId } from './events/request-id';
 import type { RetrylineEventListener } from './events/types';
+import { anyGuard, type GuardOptions, guardHooks, resolveGuards } from './guard/guards';
 import { expectObject, invalid, mergeOptions, normalizePolicy, own } from './policy/normalize';
 import type { PolicyOptions } from './policy/options';
 
@@ -54,7 +55,7 @@ export interface RetryInfo {
 }
 
 /** Options of {@link retry}: the shared policy options plus the hooks of a generic operation. */
-export interface RetryOptions extends PolicyOptions {
+export interface RetryOptions extends PolicyOptions, GuardOptions {
   /**
    * Aborting it stops everything at once: the running attempt's signal aborts, a wait ends, and
    * `retry()` rejects with `signal.reason`. Aborts are never retried.
@@ -86,6 +87,16 @@ export interface RetryOptions extends PolicyOptions {
   operation?: string;
   /** The request id to use instead of a fresh UUID. */
   requestId?: string;
+  /**
+   * The key the guards (`breaker`, `budget`, `limiter`, `bulkhead`) keep their state under: calls
+   * with the same key share one breaker, one budget … Name the dependency, not the call site.
+   * @default the `operation` name, else `'retry'`
+   * @example
+   * ```ts
+   * retry(() => db.query(sql), { guardKey: 'db-primary', breaker: true, budget: true });
+   * ```
+   */
+  guardKey?: string;
 }
 
 /** What `retry()` resolves to: the operation's result, never the `RETRY` sentinel. */
@@ -104,6 +115,7 @@ interface Hooks {
   readonly label: string;
   readonly operation: string | undefined;
   readonly requestId: string | undefined;
+  readonly guardKey: string | undefined;
 }
 
 /** Default predicate: everything but aborts and invalid options. */
@@ -151,6 +163,7 @@ function normalizeHooks(options: RetryOptions): Hooks {
     label: operation ?? 'Operation',
     operation,
     requestId: optionalString('requestId', own(options, 'requestId')),
+    guardKey: optionalString('guardKey', own(options, 'guardKey')),
   };
 }
 
@@ -158,13 +171,24 @@ async function execute<T>(fn: RetryOperation<T>, options: RetryOptions): Promise
   if (typeof fn !== 'function') throw invalid('the operation', 'a function', fn, 'fn');
   const policy = normalizePolicy(options);
   const hooks = normalizeHooks(options);
+  // Guards are opt-in here: a generic operation has no origin to key a default budget by.
+  const guards = resolveGuards(options, { budget: false, pacing: false });
   const requestId = hooks.requestId ?? createRequestId();
   const { onRetry } = hooks;
+  const emit = createEmitter(hooks.onEvent, requestId, policy.clock);
+  const guarded = anyGuard(guards)
+    ? guardHooks(guards, {
+        key: hooks.guardKey ?? hooks.operation ?? 'retry',
+        policy,
+        emit,
+        label: hooks.label,
+      })
+    : undefined;
   const result = await runAttemptLoop<Awaited<T>>({
     policy,
     signal: hooks.signal,
     label: hooks.label,
-    emit: createEmitter(hooks.onEvent, requestId, policy.clock),
+    emit,
     start: { client: 'retry', ...(hooks.operation === undefined ? {} : { operation: hooks.operation }) },
     run: (context) =>
       new Promise<Awaited<T>>((resolve) =>
@@ -194,6 +218,14 @@ async function execute<T>(fn: RetryOperation<T>, options: RetryOptions): Promise
       ? {
           onRetry: ({ attempt, nextAttempt, delay, error }) =>
             onRetry({ attempt, nextAttempt, retry: attempt, delay, error, requestId }),
+        }
+      : {}),
+    ...(guarded
+      ? {
+          admit: guarded.admit,
+          release: guarded.release,
+          record: guarded.record,
+          allowRetry: guarded.allowRetry,
         }
       : {}),
   });

@@ -3,6 +3,7 @@ import {
   DeadlineExceededError,
   RetriesExhaustedError,
   RetryAfterTooLongError,
+  type RetrylineErrorDetails,
 } from '../errors';
 import type { Emit } from '../events/emitter';
 import { type RequestOutcome, summarizeError } from '../events/types';
@@ -104,10 +105,12 @@ export interface LoopSpec<V> {
   discard?(value: V): void;
   /** Guards before each attempt (rate limiter, bulkhead, breaker): a refusal stops the request, nothing sent. */
   admit?(attempt: LoopAttempt): Promise<Refusal | undefined>;
+  /** Frees what `admit` took for the attempt (a bulkhead place) once it has settled. */
+  release?(): Promise<void>;
   /** Tells the guards how an attempt went. */
   record?(health: Health): Promise<void>;
   /** Guards before a retry is scheduled (retry budget): a refusal stops the request. */
-  allowRetry?(): Promise<Refusal | undefined>;
+  allowRetry?(failed: RetrylineErrorDetails): Promise<Refusal | undefined>;
 }
 
 /** What the loop resolves with. */
@@ -228,12 +231,14 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         refusal = await spec.admit?.(context);
       } catch (error) {
         request.signal.removeEventListener('abort', forward);
+        await spec.release?.();
         state = { ...state, attempts: state.attempts - 1 };
         if (request.signal.aborted) throw stopped();
         throw error;
       }
       if (refusal) {
         request.signal.removeEventListener('abort', forward);
+        await spec.release?.();
         state = { ...state, attempts: state.attempts - 1 };
         end(refusal.outcome, refusal.error);
         throw refusal.error;
@@ -261,6 +266,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         attemptTimers.abort();
         request.signal.removeEventListener('abort', forward);
       }
+      await spec.release?.();
 
       const duration = clock.now() - now;
       if (request.signal.aborted) {
@@ -389,7 +395,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         end('not-retryable', refused);
         throw refused;
       }
-      const denied = await spec.allowRetry?.();
+      const denied = await spec.allowRetry?.(details_);
       if (denied) {
         if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
         end(denied.outcome, denied.error);

@@ -70,7 +70,8 @@ async function runHttp(
     url: 'https://api.example/x?key=secret',
     headers: { Authorization: 'Bearer secret' },
     replayable: true,
-    options: { ...policy(clock), ...options },
+    // Without the default retry budget, so an HTTP request's events are the same as retry()'s.
+    options: { ...policy(clock), budget: false, ...options },
     send: async ({ attempt }) => {
       onSend(attempt);
       return { status: attempt === 1 ? 503 : 200, headers: new Headers() };

@@ -33,6 +33,7 @@ export type RequestOutcome =
   | 'breaker-open'
   | 'budget-exhausted'
   | 'rate-limited'
+  | 'bulkhead-rejected'
   | 'retry-after-too-long';
 
 /** How one attempt ended. */
@@ -126,9 +127,23 @@ export interface BudgetEvent extends EventBase {
   readonly allowed: boolean;
 }
 
+/**
+ * An attempt waited for a guard before it was sent: for a token of the rate limiter, a place in
+ * the bulkhead, or the end of a quota the server said was spent (`pacing`). Emitted when the wait
+ * ends, just before `attempt-start`; it began `waited` ms earlier.
+ */
+export interface GuardWaitEvent extends EventBase {
+  readonly type: 'guard-wait';
+  readonly attempt: number;
+  readonly guard: 'limiter' | 'bulkhead' | 'pacing';
+  readonly key: string;
+  readonly waited: number;
+}
+
 export type RetrylineEvent =
   | BreakerStateEvent
   | BudgetEvent
+  | GuardWaitEvent
   | RequestStartEvent
   | AttemptStartEvent
   | AttemptEndEvent

@@ -9,6 +9,15 @@ import {
   initialBreakerState,
 } from './breaker';
 import {
+  type BulkheadAcquire,
+  type BulkheadConfig,
+  type BulkheadState,
+  bulkheadAcquire,
+  bulkheadInit,
+  bulkheadIsEmpty,
+  bulkheadRelease,
+} from './bulkhead';
+import {
   type BudgetDecision,
   type BudgetRecord,
   type BudgetState,
@@ -20,10 +29,22 @@ import {
 import { type BucketState, bucketInit, bucketTake, isIdle, type TokenBucketConfig } from './token-bucket';
 
 /**
- * Where guard state lives. Every operation is atomic on its own and async, so a shared store (Redis
- * with one Lua script per operation) can implement the same contract as the in-memory default. Keys
- * are opaque strings (by default, per origin); `now` is the caller's clock (a shared store may use
- * its own, so that hosts with skewed clocks agree).
+ * Where guard state lives: implement it to keep Retryline's guards somewhere else (a database, a
+ * shared cache). The contract:
+ *
+ * - Every operation is async and atomic on its own: two callers never see a half-applied change
+ *   (the memory store runs each synchronously; a Redis store runs one Lua script per operation).
+ * - Keys are opaque strings (by default one per origin); configs come validated and may differ
+ *   between callers of one key (each operation applies the config it is given).
+ * - `now` is the caller's clock in epoch milliseconds. A shared store may use its own clock instead
+ *   (Redis `TIME`) so that hosts with skewed clocks agree; it must then use it for every operation.
+ * - The rules are the pure functions of `breaker.ts`, `retry-budget.ts`, `token-bucket.ts` and
+ *   `bulkhead.ts`; their states are plain JSON, so a store can keep them as strings.
+ * - Idle state should disappear by itself (expiry, sweeping): a key seen once must not stay forever.
+ * - Errors reject the operation's promise; Retryline then fails the request with that error (a
+ *   shared store that prefers to fail open resolves with an allowing answer instead).
+ *
+ * The shared guard test suite (test/guards/store-contract.ts) runs against every implementation.
  */
 export interface Store {
   breakerAdmit(key: string, config: BreakerConfig, now: number): Promise<BreakerAdmission>;
@@ -42,52 +63,152 @@ export interface Store {
     n: number,
     now: number,
   ): Promise<{ readonly allowed: boolean; readonly retryAt?: number }>;
+  /**
+   * Gives `holder` (one attempt's opaque id) a place in the key's bulkhead, queues it, or rejects it
+   * (see `bulkheadAcquire`). A queued holder asks again when woken and keeps its place in line.
+   */
+  bulkheadAcquire(
+    key: string,
+    config: BulkheadConfig,
+    holder: string,
+    now: number,
+  ): Promise<BulkheadAcquire['result']>;
+  /** Frees `holder`'s place or queue slot; releasing an unknown holder does nothing. */
+  bulkheadRelease(key: string, holder: string, now: number): Promise<void>;
+  /**
+   * Server-informed pacing: the server said the key's quota is spent until `until` (a 429 with
+   * Retry-After, `RateLimit: r=0`). Keeps the later of the stored and the given time.
+   */
+  pacingSet(key: string, until: number, now: number): Promise<void>;
+  /** When the key's quota is back, if it is still spent at `now`. */
+  pacingGet(key: string, now: number): Promise<number | undefined>;
+  /**
+   * How often (ms) a queued bulkhead waiter asks again. A store that holders in other processes
+   * share sets it, since their releases wake nobody here; the memory store has none.
+   */
+  readonly pollMs?: number;
 }
 
-// Keys whose bucket is full again and untouched this long carry no information and are dropped.
+// State untouched this long is swept, when dropping it loses nothing a fresh state would not say.
 const IDLE_MS = 60_000;
+// The sweep runs once every this many operations: amortised O(1), no timer.
 const SWEEP_EVERY = 1000;
 
+/** How many keys a memory store holds per guard: for leak checks and dashboards. */
+export interface MemoryStoreSize {
+  readonly breakers: number;
+  readonly budgets: number;
+  readonly limiters: number;
+  readonly bulkheads: number;
+  readonly pacing: number;
+}
+
+/** The memory store: a {@link Store} that can also say how much it holds. */
+export interface MemoryStore extends Store {
+  size(): MemoryStoreSize;
+}
+
+interface Slot<S, C> {
+  state: S;
+  config: C;
+  /** When an operation last touched the key. */
+  last: number;
+}
+
 /**
- * The embedded default: guard state in this process's memory. Clients that share one
- * `memoryStore()` share one breaker and one budget per key.
+ * The embedded default: guard state in this process's memory, each operation synchronous (so
+ * atomic) behind its promise. Clients that share one `memoryStore()` share one breaker, one budget,
+ * one limiter and one bulkhead per key. Idle keys are swept every {@link SWEEP_EVERY} operations:
+ * a full token bucket untouched for a minute; a budget untouched for a minute and its whole window;
+ * a closed breaker untouched for a minute (a key quiet that long starts afresh; an open or
+ * half-open breaker is kept); expired pacing. Bulkheads are dropped as soon as nobody holds or waits.
  */
-export function memoryStore(): Store {
-  const breakers = new Map<string, BreakerState>();
-  const budgets = new Map<string, BudgetState>();
-  const buckets = new Map<string, BucketState>();
-  let takes = 0;
+export function memoryStore(): MemoryStore {
+  const breakers = new Map<string, Slot<BreakerState, BreakerConfig>>();
+  const budgets = new Map<string, Slot<BudgetState, RetryBudgetConfig>>();
+  const buckets = new Map<string, Slot<BucketState, TokenBucketConfig>>();
+  const bulkheads = new Map<string, BulkheadState>();
+  const paused = new Map<string, number>();
+  let operations = 0;
+
+  const sweep = (now: number) => {
+    if (++operations % SWEEP_EVERY !== 0) return;
+    for (const [key, slot] of buckets) if (isIdle(slot.state, slot.config, now, IDLE_MS)) buckets.delete(key);
+    for (const [key, slot] of budgets)
+      if (now - slot.last >= Math.max(IDLE_MS, slot.config.windowMs)) budgets.delete(key);
+    for (const [key, slot] of breakers)
+      if (slot.state.state === 'closed' && now - slot.last >= IDLE_MS) breakers.delete(key);
+    for (const [key, until] of paused) if (until <= now) paused.delete(key);
+  };
+  const put = <S, C>(map: Map<string, Slot<S, C>>, key: string, state: S, config: C, now: number) => {
+    map.set(key, { state, config, last: now });
+  };
+
   return {
     async breakerAdmit(key, config, now) {
-      const result = breakerAdmit(breakers.get(key) ?? initialBreakerState(), config, now);
-      breakers.set(key, result.state);
+      sweep(now);
+      const result = breakerAdmit(breakers.get(key)?.state ?? initialBreakerState(), config, now);
+      put(breakers, key, result.state, config, now);
       return result;
     },
     async breakerRecord(key, config, outcome, now) {
-      const result = breakerRecord(breakers.get(key) ?? initialBreakerState(), config, outcome, now);
-      breakers.set(key, result.state);
+      sweep(now);
+      const result = breakerRecord(breakers.get(key)?.state ?? initialBreakerState(), config, outcome, now);
+      put(breakers, key, result.state, config, now);
       return result;
     },
     async budgetRequest(key, config, now) {
-      const result = budgetRecordRequest(budgets.get(key) ?? budgetInit(), config, now);
-      budgets.set(key, result.state);
+      sweep(now);
+      const result = budgetRecordRequest(budgets.get(key)?.state ?? budgetInit(), config, now);
+      put(budgets, key, result.state, config, now);
       return result;
     },
     async budgetRetry(key, config, now) {
-      const result = budgetTryRetry(budgets.get(key) ?? budgetInit(), config, now);
-      budgets.set(key, result.state);
+      sweep(now);
+      const result = budgetTryRetry(budgets.get(key)?.state ?? budgetInit(), config, now);
+      put(budgets, key, result.state, config, now);
       return result;
     },
     async limiterTake(key, config, n, now) {
-      if (++takes % SWEEP_EVERY === 0) {
-        for (const [other, state] of buckets) if (isIdle(state, config, now, IDLE_MS)) buckets.delete(other);
-      }
-      const result = bucketTake(buckets.get(key) ?? bucketInit(config, now), config, n, now);
-      buckets.set(key, result.state);
+      sweep(now);
+      const result = bucketTake(buckets.get(key)?.state ?? bucketInit(config, now), config, n, now);
+      put(buckets, key, result.state, config, now);
       return result.allowed
         ? { allowed: true }
         : { allowed: false, ...(result.retryAt === undefined ? {} : { retryAt: result.retryAt }) };
     },
+    async bulkheadAcquire(key, config, holder) {
+      const acquired = bulkheadAcquire(bulkheads.get(key) ?? bulkheadInit(), config, holder);
+      if (bulkheadIsEmpty(acquired.state)) bulkheads.delete(key);
+      else bulkheads.set(key, acquired.state);
+      return acquired.result;
+    },
+    async bulkheadRelease(key, holder) {
+      const state = bulkheads.get(key);
+      if (!state) return;
+      const released = bulkheadRelease(state, holder);
+      if (bulkheadIsEmpty(released)) bulkheads.delete(key);
+      else bulkheads.set(key, released);
+    },
+    async pacingSet(key, until, now) {
+      sweep(now);
+      if (until <= now) return;
+      paused.set(key, Math.max(paused.get(key) ?? 0, until));
+    },
+    async pacingGet(key, now) {
+      const until = paused.get(key);
+      if (until === undefined) return undefined;
+      if (until > now) return until;
+      paused.delete(key);
+      return undefined;
+    },
+    size: () => ({
+      breakers: breakers.size,
+      budgets: budgets.size,
+      limiters: buckets.size,
+      bulkheads: bulkheads.size,
+      pacing: paused.size,
+    }),
   };
 }
 

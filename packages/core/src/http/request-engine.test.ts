@@ -7,6 +7,7 @@ import {
   RetryAfterTooLongError,
 } from '../errors';
 import type { RetrylineEvent } from '../events/types';
+import { memoryStore } from '../guard/store';
 import { seededRandom } from '../time/random';
 import { virtualClock } from '../time/virtual-clock';
 import type { HttpOutcome } from './classify';
@@ -97,6 +98,8 @@ function setup(script: readonly Step[], init: Init = {}) {
       random: seededRandom(1),
       backoff: { strategy: 'constant', base: 1000 },
       jitter: 'none',
+      // A store per test: the default one is shared, and one test's 429 would pace the next.
+      store: memoryStore(),
       ...init.options,
     },
     send(attempt) {
@@ -708,6 +711,7 @@ describe('runHttpRequest', () => {
           requestId: 'req-1',
           redactHeaders: ['X-API-KEY'],
           attemptHeader: 'Retry-Attempt',
+          store: memoryStore(),
           onEvent: (event) => events.push(event),
         },
       },
@@ -734,6 +738,8 @@ describe('runHttpRequest', () => {
         status: 503,
         headers: { 'set-cookie': '[redacted]', 'content-type': 'text/plain', 'x-api-key': '[redacted]' },
       },
+      // The retry budget (on by default) is asked before the wait: 100 floor retries + 10% of 1 request, 1 spent.
+      { ...envelope, type: 'budget', t: T0, key: 'https://api.example', remaining: 99, allowed: true },
       {
         ...envelope,
         type: 'retry-scheduled',

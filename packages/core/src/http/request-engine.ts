@@ -1,18 +1,9 @@
 import { type LoopResult, runAttemptLoop, type ScheduledDelay } from '../engine/attempt-loop';
-import {
-  BodyNotReplayableError,
-  CircuitOpenError,
-  isRetrylineError,
-  RateLimitedError,
-  RetryBudgetExhaustedError,
-} from '../errors';
+import { BodyNotReplayableError, isRetrylineError } from '../errors';
 import { createEmitter } from '../events/emitter';
 import { createRequestId } from '../events/request-id';
 import type { RetrylineEventListener } from '../events/types';
-import { type BreakerOptions, normalizeBreaker } from '../guard/breaker';
-import { normalizeBudget, type RetryBudgetOptions } from '../guard/retry-budget';
-import { defaultStore, type Store } from '../guard/store';
-import { normalizeBucket, type TokenBucketOptions } from '../guard/token-bucket';
+import { anyGuard, type GuardOptions, guardHooks, resolveGuards } from '../guard/guards';
 import type { DelayReason } from '../policy/decide';
 import { expectObject, invalid, normalizePolicy, own } from '../policy/normalize';
 import type { PolicyOptions } from '../policy/options';
@@ -32,6 +23,7 @@ import {
   type KeyedRequest,
   resolveIdempotencyKey,
 } from './idempotency-key';
+import { quotaSpentUntil } from './quota';
 import { type HeaderSource, redactHeaders, redactUrl } from './redact';
 import { parseRetryHint } from './retry-hint';
 
@@ -53,7 +45,7 @@ export interface HttpRetryEvent {
  * The options of every HTTP adapter (fetch, axios, ky): the shared policy plus HTTP semantics.
  * Give them per client and override them per request.
  */
-export interface HttpRetryOptions extends PolicyOptions {
+export interface HttpRetryOptions extends PolicyOptions, GuardOptions {
   /**
    * What is retried. Lists replace the defaults (statuses 408, 429, 500, 502, 503, 504; methods
    * GET, HEAD, OPTIONS, TRACE, PUT, DELETE); a predicate sees each classified failure, with
@@ -93,26 +85,13 @@ export interface HttpRetryOptions extends PolicyOptions {
   /** The request id to use instead of a fresh UUID. */
   requestId?: string;
   /**
-   * A circuit breaker per guard key (by default per origin): once the origin keeps failing, calls
-   * fail fast with `CircuitOpenError` (no send) until a trial call succeeds. `true` takes the defaults.
-   * @default off
+   * Server-informed pacing: once a response says the quota is spent (a 429 with a hint, or
+   * `RateLimit: r=0` / `X-RateLimit-Remaining: 0` with a reset), later requests to the same guard key
+   * wait for the reset instead of collecting more 429s — or fail at once with `RateLimitedError`
+   * when the reset is past the deadline or `maxRetryAfter`. `false` turns it off.
+   * @default true
    */
-  breaker?: boolean | BreakerOptions;
-  /**
-   * A retry budget per guard key: retries stay within `ratio` of requests (plus a small floor), so
-   * a failing origin is not hit by a retry storm; a spent budget stops with `RetryBudgetExhaustedError`.
-   * @default off
-   */
-  budget?: boolean | RetryBudgetOptions;
-  /**
-   * A client-side token bucket per guard key: `capacity` is the burst, `refillPerSecond` the rate.
-   * `mode: 'wait'` holds an attempt until a token is free (never past the deadline); `'reject'`
-   * fails at once with `RateLimitedError` (`retryAt`). Nothing is sent without a token.
-   * @default off
-   */
-  limiter?: TokenBucketOptions & { mode?: 'wait' | 'reject' };
-  /** Where guard state lives; clients that share a store share their guards. @default one memory store per realm */
-  store?: Store;
+  pacing?: boolean;
   /** The guard key of a request. @default its origin (`https://api.example`) */
   guardKey?: (request: KeyedRequest) => string;
 }
@@ -240,7 +219,8 @@ export function resolveHttpOptions(input: HttpRetryOptions | undefined) {
     onRetry: optionalFunction<HttpRetryOptions['onRetry']>('onRetry', own(options, 'onRetry')),
     onEvent: optionalFunction<RetrylineEventListener>('onEvent', own(options, 'onEvent')),
     requestId,
-    guards: resolveGuards(options),
+    guards: resolveGuards(options, { budget: true, pacing: true }),
+    guardKey: resolveGuardKey(options),
   };
 }
 
@@ -250,27 +230,9 @@ function originOf(url: string): string {
   return match ? match[0].replace(/\/\/[^@/]*@/, '//') : url;
 }
 
-function resolveGuards(options: HttpRetryOptions) {
-  const breaker = own(options, 'breaker');
-  const budget = own(options, 'budget');
-  const store = own(options, 'store') ?? defaultStore;
-  if (typeof store !== 'object' || store === null || typeof store.breakerAdmit !== 'function') {
-    throw invalid('store', 'a Store (memoryStore() or a shared store)', store);
-  }
+function resolveGuardKey(options: HttpRetryOptions) {
   const guardKey = optionalFunction<(request: KeyedRequest) => string>('guardKey', own(options, 'guardKey'));
-  const limiter = own(options, 'limiter');
-  if (limiter !== undefined && (typeof limiter !== 'object' || limiter === null)) {
-    throw invalid('limiter', 'an object with capacity and refillPerSecond', limiter);
-  }
-  const mode = limiter ? (own(limiter, 'mode') ?? 'wait') : 'wait';
-  if (mode !== 'wait' && mode !== 'reject') throw invalid('limiter.mode', "one of 'wait', 'reject'", mode);
-  return {
-    limiter: limiter ? { bucket: normalizeBucket(limiter), mode } : undefined,
-    breaker: breaker === undefined || breaker === false ? undefined : normalizeBreaker(breaker),
-    budget: budget === undefined || budget === false ? undefined : normalizeBudget(budget),
-    store,
-    key: guardKey ?? ((request: KeyedRequest) => originOf(request.url)),
-  };
+  return guardKey ?? ((request: KeyedRequest) => originOf(request.url));
 }
 
 /**
@@ -296,6 +258,7 @@ export async function runHttpRequest<R>(
     onEvent,
     requestId: given,
     guards,
+    guardKey: keyOf,
   } = resolveHttpOptions(exchange.options);
   const method = exchange.method.toUpperCase();
   const callerHeaders = redactHeaders(exchange.headers, new Set());
@@ -318,8 +281,15 @@ export async function runHttpRequest<R>(
 
   let attemptHeaders: Record<string, string> = added;
   const emit = createEmitter(onEvent, requestId, policy.clock);
-  const { breaker, budget, limiter, store } = guards;
-  const guardKey = breaker || budget || limiter ? guards.key({ method, url: exchange.url }) : '';
+  const guarded = anyGuard(guards);
+  const hooks = guarded
+    ? guardHooks(guards, {
+        key: keyOf({ method, url: exchange.url }),
+        policy,
+        emit,
+        label: `${method} ${url}`,
+      })
+    : undefined;
   let lastStatus: number | undefined;
   const result = await runAttemptLoop<R>({
     policy,
@@ -354,9 +324,14 @@ export async function runHttpRequest<R>(
       if (outcome.ok) {
         const response = exchange.inspect(outcome.value);
         lastStatus = response.status;
+        const now = policy.clock.now();
+        hint = parseRetryHint(response.headers, now);
+        if (guards.pacing && hooks) {
+          const until = quotaSpentUntil(response.status, response.headers, hint);
+          if (until !== undefined) await hooks.pace(until);
+        }
         const failed = exchange.failed ? exchange.failed(outcome.value) : response.status >= 400;
         if (!failed) return { action: 'return', value: outcome.value };
-        hint = parseRetryHint(response.headers, policy.clock.now());
         summary = statusText(response.status, response.statusText);
         const error = exchange.errorOf?.(outcome.value);
         classified = {
@@ -431,61 +406,8 @@ export async function runHttpRequest<R>(
         }
       : {}),
     discard: (response) => exchange.discard(response),
-    ...(breaker || budget || limiter
-      ? {
-          async admit(context) {
-            // DESIGN §7 order: limiter, then breaker. Without a token nothing is sent.
-            while (limiter) {
-              const at = policy.clock.now();
-              const take = await store.limiterTake(guardKey, limiter.bucket, 1, at);
-              if (take.allowed) break;
-              const retryAt = take.retryAt ?? at;
-              if (limiter.mode === 'reject' || retryAt - at >= context.remaining) {
-                return {
-                  outcome: 'rate-limited',
-                  error: new RateLimitedError(
-                    `${method} ${url} was not sent: the rate limiter for ${guardKey} has no token until ${new Date(retryAt).toISOString()}`,
-                    { retryAt, attempts: context.attempt - 1, cause: context.previousError },
-                  ),
-                };
-              }
-              await policy.clock.sleep(retryAt - at, context.signal);
-            }
-            const now = policy.clock.now();
-            if (context.attempt === 1 && budget) await store.budgetRequest(guardKey, budget, now);
-            if (!breaker) return undefined;
-            const admission = await store.breakerAdmit(guardKey, breaker, now);
-            if (admission.allowed && admission.transition) {
-              emit({ type: 'breaker-state', key: guardKey, ...admission.transition });
-            }
-            if (admission.allowed) return undefined;
-            const until = new Date(admission.retryAt).toISOString();
-            return {
-              outcome: 'breaker-open',
-              error: new CircuitOpenError(
-                `${method} ${url} was not sent: the circuit breaker for ${guardKey} is open until ${until}`,
-                { retryAt: admission.retryAt, attempts: context.attempt - 1, cause: context.previousError },
-              ),
-            };
-          },
-          async record(health) {
-            if (!breaker) return;
-            const recorded = await store.breakerRecord(guardKey, breaker, health, policy.clock.now());
-            if (recorded.transition) emit({ type: 'breaker-state', key: guardKey, ...recorded.transition });
-          },
-          async allowRetry() {
-            if (!budget) return undefined;
-            const decision = await store.budgetRetry(guardKey, budget, policy.clock.now());
-            emit({ type: 'budget', key: guardKey, remaining: decision.remaining, allowed: decision.allowed });
-            if (decision.allowed) return undefined;
-            return {
-              outcome: 'budget-exhausted',
-              error: new RetryBudgetExhaustedError(
-                `${method} ${url} was not retried: the retry budget for ${guardKey} is spent (retries are kept within ${budget.ratio * 100}% of requests)`,
-              ),
-            };
-          },
-        }
+    ...(hooks
+      ? { admit: hooks.admit, release: hooks.release, record: hooks.record, allowRetry: hooks.allowRetry }
       : {}),
   });
   return {

@@ -1,0 +1,455 @@
+import { describe, expect, it } from 'vitest';
+import { isRetrylineError } from '../errors';
+import type { RetrylineEvent } from '../events/types';
+import type { HttpExchange, HttpRetryOptions } from '../http/request-engine';
+import { runHttpRequest } from '../http/request-engine';
+import { type RetryOptions, retry } from '../retry';
+import { seededRandom } from '../time/random';
+import { type VirtualClock, virtualClock } from '../time/virtual-clock';
+import { memoryStore, type Store } from './store';
+
+// Every guard through the attempt loop, on virtual time: the bulkhead and the other guards through
+// retry() (any operation), pacing through the HTTP engine.
+
+const T0 = 1_000_000;
+
+/** Observes a promise without leaving a rejection unhandled. */
+function observe<T>(promise: Promise<T>) {
+  const state: { settled: boolean; value?: T; error?: unknown } = { settled: false };
+  const done = promise.then(
+    (value) => Object.assign(state, { settled: true, value }),
+    (error: unknown) => Object.assign(state, { settled: true, error }),
+  );
+  return { state, done };
+}
+
+/** An operation that takes `ms` of virtual time, counting how many run at once. */
+function slowOperation(clock: VirtualClock, ms: number) {
+  const stats = { running: 0, peak: 0, started: [] as string[] };
+  const op = (name: string) => async () => {
+    stats.running++;
+    stats.peak = Math.max(stats.peak, stats.running);
+    stats.started.push(`${name}@${clock.now() - T0}`);
+    try {
+      await clock.sleep(ms);
+      return name;
+    } finally {
+      stats.running--;
+    }
+  };
+  return { stats, op };
+}
+
+const base = (clock: VirtualClock, store: Store): RetryOptions => ({
+  clock,
+  random: seededRandom(7),
+  store,
+  backoff: { strategy: 'constant', base: 100 },
+  jitter: 'none',
+});
+
+describe('the bulkhead, through retry()', () => {
+  it('runs at most maxConcurrent at once; the queue waits its turn in arrival order', async () => {
+    const clock = virtualClock(T0);
+    const { stats, op } = slowOperation(clock, 1000);
+    const events: RetrylineEvent[] = [];
+    const options: RetryOptions = {
+      ...base(clock, memoryStore()),
+      guardKey: 'db',
+      bulkhead: { maxConcurrent: 2, maxQueue: 3 },
+      onEvent: (event) => events.push(event),
+    };
+    const calls = ['a', 'b', 'c', 'd', 'e'].map((name) => observe(retry(op(name), options)));
+    await clock.runAll();
+    await Promise.all(calls.map((call) => call.done));
+    expect(calls.map((call) => call.state.value)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(stats.peak).toBe(2);
+    expect(stats.started).toEqual(['a@0', 'b@0', 'c@1000', 'd@1000', 'e@2000']);
+    const waits = events.flatMap((e) => (e.type === 'guard-wait' ? [[e.guard, e.key, e.waited]] : []));
+    expect(waits).toEqual([
+      ['bulkhead', 'db', 1000],
+      ['bulkhead', 'db', 1000],
+      ['bulkhead', 'db', 2000],
+    ]);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('refuses with BulkheadRejectedError when places and queue are full, without running the operation', async () => {
+    const clock = virtualClock(T0);
+    const { stats, op } = slowOperation(clock, 1000);
+    const events: RetrylineEvent[] = [];
+    const options: RetryOptions = { ...base(clock, memoryStore()), bulkhead: { maxConcurrent: 1 } };
+    const first = observe(retry(op('a'), options));
+    const second = observe(retry(op('b'), { ...options, onEvent: (event) => events.push(event) }));
+    await clock.runAll();
+    await Promise.all([first.done, second.done]);
+    expect(first.state.value).toBe('a');
+    expect(isRetrylineError(second.state.error, 'BulkheadRejectedError')).toBe(true);
+    expect((second.state.error as Error).message).toBe(
+      'Operation was not sent: the bulkhead for retry is full (1 in flight, 0 waiting)',
+    );
+    expect(stats.started).toEqual(['a@0']);
+    expect(events.map((e) => e.type)).toEqual(['request-start', 'request-end']);
+    expect(events[1]).toMatchObject({ outcome: 'bulkhead-rejected', attempts: 0 });
+  });
+
+  it('never waits in the queue past the deadline, and gives its slot to the next in line', async () => {
+    const clock = virtualClock(T0);
+    const { stats, op } = slowOperation(clock, 1000);
+    const store = memoryStore();
+    const options: RetryOptions = { ...base(clock, store), bulkhead: { maxConcurrent: 1, maxQueue: 1 } };
+    const first = observe(retry(op('a'), options));
+    const late = observe(retry(op('late'), { ...options, deadline: 300 }));
+    await clock.advance(400);
+    expect(isRetrylineError(late.state.error, 'DeadlineExceededError')).toBe(true);
+    // The queue slot is free again: a third caller queues instead of being refused.
+    const third = observe(retry(op('c'), options));
+    await clock.runAll();
+    await Promise.all([first.done, late.done, third.done]);
+    expect(third.state.value).toBe('c');
+    expect(stats.started).toEqual(['a@0', 'c@1000']);
+    expect(store.size().bulkheads).toBe(0);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('stops a queued caller at once on abort and frees its slot', async () => {
+    const clock = virtualClock(T0);
+    const { op } = slowOperation(clock, 1000);
+    const store = memoryStore();
+    const options: RetryOptions = { ...base(clock, store), bulkhead: { maxConcurrent: 1, maxQueue: 1 } };
+    const first = observe(retry(op('a'), options));
+    const controller = new AbortController();
+    const queued = observe(retry(op('q'), { ...options, signal: controller.signal }));
+    await clock.advance(10);
+    controller.abort(new Error('user left'));
+    await queued.done;
+    expect((queued.state.error as Error).message).toBe('user left');
+    const next = observe(retry(op('n'), options));
+    await clock.runAll();
+    await Promise.all([first.done, next.done]);
+    expect(next.state.value).toBe('n');
+    expect(store.size().bulkheads).toBe(0);
+  });
+
+  it('holds a place per attempt: a backoff wait leaves it to others', async () => {
+    const clock = virtualClock(T0);
+    const store = memoryStore();
+    const order: string[] = [];
+    const options: RetryOptions = {
+      ...base(clock, store),
+      backoff: { strategy: 'constant', base: 500 },
+      bulkhead: { maxConcurrent: 1, maxQueue: 1 },
+    };
+    const flaky = observe(
+      retry(async ({ attempt }) => {
+        order.push(`flaky#${attempt}@${clock.now() - T0}`);
+        await clock.sleep(100);
+        if (attempt === 1) throw new Error('blip');
+        return 'flaky';
+      }, options),
+    );
+    await clock.advance(150); // flaky's first attempt failed at 100; it now waits until 600
+    const other = observe(
+      retry(async () => {
+        order.push(`other@${clock.now() - T0}`);
+        await clock.sleep(100);
+        return 'other';
+      }, options),
+    );
+    await clock.runAll();
+    await Promise.all([flaky.done, other.done]);
+    expect(order).toEqual(['flaky#1@0', 'other@150', 'flaky#2@600']);
+  });
+
+  it('does not miss a release that lands while its acquire is still on the wire (a slow store)', async () => {
+    const clock = virtualClock(T0);
+    const inner = memoryStore();
+    // Each acquire is decided at once but answered 10 ms later, like a round trip to a shared store.
+    const slow: Store = {
+      ...inner,
+      async bulkheadAcquire(key, config, holder, now) {
+        const result = await inner.bulkheadAcquire(key, config, holder, now);
+        await clock.sleep(10);
+        return result;
+      },
+    };
+    const { op } = slowOperation(clock, 5);
+    const options: RetryOptions = {
+      ...base(clock, slow),
+      deadline: 1000,
+      bulkhead: { maxConcurrent: 1, maxQueue: 1 },
+    };
+    const a = observe(retry(op('a'), options)); // holds the place from 10 to 15
+    await clock.advance(12);
+    const b = observe(retry(op('b'), options)); // asked at 12 (queued), told so at 22
+    await clock.runAll();
+    await Promise.all([a.done, b.done]);
+    expect(b.state.value).toBe('b');
+    expect(clock.now() - T0).toBeLessThan(100);
+  });
+
+  it('wakes a waiter by polling when the place is freed elsewhere (a store shared with other processes)', async () => {
+    const clock = virtualClock(T0);
+    const inner = memoryStore();
+    const shared: Store = { ...inner, pollMs: 250 };
+    const config = { maxConcurrent: 1, maxQueue: 5 };
+    // Another process holds the only place.
+    expect(await shared.bulkheadAcquire('retry', config, 'elsewhere', T0)).toBe('acquired');
+    const started: number[] = [];
+    const call = observe(
+      retry(
+        async () => {
+          started.push(clock.now() - T0);
+          return 'ok';
+        },
+        { ...base(clock, shared), bulkhead: config },
+      ),
+    );
+    await clock.advance(600);
+    expect(started).toEqual([]);
+    await shared.bulkheadRelease('retry', 'elsewhere', clock.now());
+    await clock.runAll();
+    await call.done;
+    expect(call.state.value).toBe('ok');
+    expect(started).toEqual([750]); // the poll after the release, not a wake-up
+  });
+});
+
+describe('the other guards, through retry()', () => {
+  it('are off by default: no budget is asked, no breaker counts', async () => {
+    const clock = virtualClock(T0);
+    const events: RetrylineEvent[] = [];
+    const call = observe(
+      retry(
+        ({ attempt }) => {
+          if (attempt < 3) throw new Error('blip');
+          return 'ok';
+        },
+        { clock, random: seededRandom(1), onEvent: (event) => events.push(event) },
+      ),
+    );
+    await clock.runAll();
+    await call.done;
+    expect(call.state.value).toBe('ok');
+    expect(events.some((e) => e.type === 'budget' || e.type === 'breaker-state')).toBe(false);
+  });
+
+  it('a breaker keyed by guardKey opens after consecutive failures and then refuses without calling', async () => {
+    const clock = virtualClock(T0);
+    const store = memoryStore();
+    let calls = 0;
+    const failing = async () => {
+      calls++;
+      throw new Error('db down');
+    };
+    const options: RetryOptions = {
+      ...base(clock, store),
+      retries: 0,
+      guardKey: 'db',
+      breaker: { consecutiveFailures: 2, openMs: 5000 },
+    };
+    for (let i = 0; i < 2; i++) {
+      const call = observe(retry(failing, options));
+      await clock.runAll();
+      await call.done;
+    }
+    const refused = observe(retry(failing, options));
+    await clock.runAll();
+    await refused.done;
+    expect(calls).toBe(2);
+    expect(isRetrylineError(refused.state.error, 'CircuitOpenError')).toBe(true);
+    expect((refused.state.error as { retryAt: number }).retryAt).toBe(T0 + 5000);
+    // Another key is not affected.
+    const other = observe(retry(async () => 'fine', { ...options, guardKey: 'cache' }));
+    await clock.runAll();
+    await other.done;
+    expect(other.state.value).toBe('fine');
+  });
+
+  it('a retry budget caps retries of a generic operation', async () => {
+    const clock = virtualClock(T0);
+    const store = memoryStore();
+    let calls = 0;
+    const options: RetryOptions = {
+      ...base(clock, store),
+      retries: 5,
+      budget: { ratio: 0.5, minPerSecond: 0 },
+    };
+    const results: unknown[] = [];
+    for (let i = 0; i < 4; i++) {
+      const call = observe(
+        retry(async () => {
+          calls++;
+          throw new Error('flaky');
+        }, options),
+      );
+      await clock.runAll();
+      await call.done;
+      results.push((call.state.error as Error).name);
+    }
+    // 4 requests earn 0.5 · 4 = 2 retries in the window: 6 calls, not 24.
+    expect(calls).toBe(6);
+    expect(results).toContain('RetryBudgetExhaustedError');
+  });
+
+  it("a limiter in 'reject' mode refuses a call without a token, with retryAt", async () => {
+    const clock = virtualClock(T0);
+    const options: RetryOptions = {
+      ...base(clock, memoryStore()),
+      limiter: { capacity: 1, refillPerSecond: 2, mode: 'reject' },
+    };
+    const first = observe(retry(async () => 1, options));
+    const second = observe(retry(async () => 2, options));
+    await clock.runAll();
+    await Promise.all([first.done, second.done]);
+    expect(first.state.value).toBe(1);
+    expect(isRetrylineError(second.state.error, 'RateLimitedError')).toBe(true);
+    expect((second.state.error as { retryAt: number }).retryAt).toBe(T0 + 500);
+  });
+});
+
+interface FakeResponse {
+  readonly status: number;
+  readonly headers: Headers;
+}
+
+/** Sends GETs through the HTTP engine; the server's answers come from `respond`. */
+function httpClient(clock: VirtualClock, store: Store, respond: (url: string) => FakeResponse) {
+  const sent: string[] = [];
+  const events: RetrylineEvent[] = [];
+  const get = (url: string, options: HttpRetryOptions = {}) => {
+    const exchange: HttpExchange<FakeResponse> = {
+      client: 'test',
+      method: 'GET',
+      url,
+      headers: undefined,
+      replayable: true,
+      options: {
+        clock,
+        random: seededRandom(3),
+        store,
+        retries: 0,
+        onEvent: (event) => events.push(event),
+        ...options,
+      },
+      send: async () => {
+        sent.push(`${url}@${clock.now() - T0}`);
+        return respond(url);
+      },
+      inspect: (response) => response,
+      discard: () => {},
+    };
+    return observe(runHttpRequest(exchange));
+  };
+  return { get, sent, events };
+}
+
+describe('server-informed pacing, through the HTTP engine', () => {
+  it('holds later requests to an origin until a 429’s Retry-After, with a little spread; other origins go on', async () => {
+    const clock = virtualClock(T0);
+    let limited = true;
+    const client = httpClient(clock, memoryStore(), (url) =>
+      url.includes('/a') && limited
+        ? { status: 429, headers: new Headers({ 'Retry-After': '5' }) }
+        : { status: 200, headers: new Headers() },
+    );
+    const first = client.get('https://a.example/a');
+    await clock.advance(0);
+    await first.done;
+    limited = false;
+    const later = client.get('https://a.example/b');
+    const elsewhere = client.get('https://b.example/a');
+    await clock.runAll();
+    await Promise.all([later.done, elsewhere.done]);
+    expect(client.sent[0]).toBe('https://a.example/a@0');
+    expect(client.sent).toContain('https://b.example/a@0');
+    const at = Number(client.sent.find((s) => s.startsWith('https://a.example/b'))?.split('@')[1]);
+    // Never before the reset; spread by at most min(5 s / 10, 1 s).
+    expect(at).toBeGreaterThanOrEqual(5000);
+    expect(at).toBeLessThanOrEqual(5500);
+    const pacing = client.events.find((e) => e.type === 'guard-wait');
+    expect(pacing).toMatchObject({ guard: 'pacing', key: 'https://a.example', waited: at });
+  });
+
+  it('reads a spent quota from a successful response: RateLimit r=0, or X-RateLimit-Remaining: 0', async () => {
+    for (const headers of [
+      { RateLimit: '"default";r=0;t=3' },
+      { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '3' },
+      { 'RateLimit-Remaining': '0', 'RateLimit-Reset': '3' },
+    ]) {
+      const clock = virtualClock(T0);
+      let n = 0;
+      const client = httpClient(clock, memoryStore(), () =>
+        n++ === 0 ? { status: 200, headers: new Headers(headers) } : { status: 200, headers: new Headers() },
+      );
+      const first = client.get('https://api.example/1');
+      await clock.advance(0);
+      await first.done;
+      const second = client.get('https://api.example/2', { jitter: 'none' });
+      await clock.runAll();
+      await second.done;
+      const at = Number(client.sent[1]?.split('@')[1]);
+      expect(at, JSON.stringify(headers)).toBeGreaterThanOrEqual(3000);
+      expect(at, JSON.stringify(headers)).toBeLessThanOrEqual(3300);
+    }
+  });
+
+  it('ignores a reset that says nothing about the quota left, and a Retry-After on a 503', async () => {
+    for (const first of [
+      { status: 200, headers: new Headers({ 'X-RateLimit-Reset': '30' }) },
+      { status: 200, headers: new Headers({ 'X-RateLimit-Remaining': '4', 'X-RateLimit-Reset': '30' }) },
+      { status: 503, headers: new Headers({ 'Retry-After': '30' }) },
+    ]) {
+      const clock = virtualClock(T0);
+      let n = 0;
+      const client = httpClient(clock, memoryStore(), () =>
+        n++ === 0 ? first : { status: 200, headers: new Headers() },
+      );
+      const one = client.get('https://api.example/1');
+      await clock.advance(0);
+      await one.done;
+      const two = client.get('https://api.example/2');
+      await clock.runAll();
+      await two.done;
+      expect(client.sent[1]).toBe('https://api.example/2@0');
+    }
+  });
+
+  it('pacing: false turns it off', async () => {
+    const clock = virtualClock(T0);
+    const client = httpClient(clock, memoryStore(), () => ({
+      status: 429,
+      headers: new Headers({ 'Retry-After': '5' }),
+    }));
+    const one = client.get('https://api.example/1', { pacing: false });
+    await clock.advance(0);
+    await one.done;
+    const two = client.get('https://api.example/2', { pacing: false });
+    await clock.runAll();
+    await two.done;
+    expect(client.sent).toEqual(['https://api.example/1@0', 'https://api.example/2@0']);
+  });
+
+  it('fails at once with RateLimitedError when the reset is past the deadline or maxRetryAfter', async () => {
+    const clock = virtualClock(T0);
+    const client = httpClient(clock, memoryStore(), () => ({
+      status: 429,
+      headers: new Headers({ 'Retry-After': '120' }),
+    }));
+    const one = client.get('https://api.example/1');
+    await clock.advance(0);
+    await one.done;
+    const tooLong = client.get('https://api.example/2'); // maxRetryAfter is 60 s by default
+    const pastDeadline = client.get('https://api.example/3', { maxRetryAfter: 300_000, deadline: 10_000 });
+    await clock.runAll();
+    await Promise.all([tooLong.done, pastDeadline.done]);
+    for (const call of [tooLong, pastDeadline]) {
+      expect(isRetrylineError(call.state.error, 'RateLimitedError')).toBe(true);
+      expect((call.state.error as { retryAt: number }).retryAt).toBe(T0 + 120_000);
+    }
+    expect((tooLong.state.error as Error).message).toBe(
+      `GET https://api.example/2 was not sent: the server said the quota for https://api.example is spent until ${new Date(T0 + 120_000).toISOString()}`,
+    );
+    expect(client.sent).toEqual(['https://api.example/1@0']);
+  });
+});

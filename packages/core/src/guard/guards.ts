@@ -1,0 +1,377 @@
+/**
+ * The guards of DESIGN §7 as the attempt loop sees them: options resolved once, then hooks run
+ * around each attempt in the order of DESIGN §7 — pacing and rate limiter, bulkhead, breaker before
+ * the send; the breaker told the attempt's health after it; the budget asked before a retry. Both
+ * `retry()` and the HTTP engine use this module, so a guard behaves the same for any operation.
+ */
+
+import type { Health, LoopAttempt, Refusal } from '../engine/attempt-loop';
+import {
+  BulkheadRejectedError,
+  CircuitOpenError,
+  RateLimitedError,
+  RetryBudgetExhaustedError,
+  type RetrylineErrorDetails,
+} from '../errors';
+import type { Emit } from '../events/emitter';
+import { randomUuid } from '../events/request-id';
+import { invalid, own } from '../policy/normalize';
+import type { ResolvedPolicy } from '../policy/options';
+import { type BreakerConfig, type BreakerOptions, normalizeBreaker } from './breaker';
+import { type BulkheadConfig, type BulkheadOptions, normalizeBulkhead } from './bulkhead';
+import {
+  BUDGET_DEFAULTS,
+  normalizeBudget,
+  type RetryBudgetConfig,
+  type RetryBudgetOptions,
+} from './retry-budget';
+import { defaultStore, type Store } from './store';
+import { normalizeBucket, type TokenBucketConfig, type TokenBucketOptions } from './token-bucket';
+
+/** Rate-limiter options: a token bucket, and what to do without a token. */
+export interface LimiterOptions extends TokenBucketOptions {
+  /** `'wait'` for a token (never past the deadline) or `'reject'` with `RateLimitedError`. @default 'wait' */
+  readonly mode?: 'wait' | 'reject';
+}
+
+/** The guard options every entry point takes (DESIGN §7). */
+export interface GuardOptions {
+  /**
+   * A circuit breaker per guard key (by default per origin): once the key keeps failing, calls
+   * fail fast with `CircuitOpenError` (no send) until a trial call succeeds. `true` takes the defaults.
+   * @default off
+   * @example
+   * ```ts
+   * retryFetch(fetch, { breaker: { consecutiveFailures: 5, openMs: 10_000 } });
+   * ```
+   */
+  breaker?: boolean | BreakerOptions;
+  /**
+   * A retry budget per guard key: retries stay within `ratio` of requests (plus a floor of
+   * `minPerSecond`), so a failing dependency is not hit by a retry storm; a spent budget stops with
+   * `RetryBudgetExhaustedError`. The first attempt is never refused.
+   * @default HTTP clients: on (ratio 0.1, windowMs 10 000, minPerSecond 10); `retry()`: off
+   * @example
+   * ```ts
+   * retryFetch(fetch, { budget: { ratio: 0.2 } });
+   * ```
+   */
+  budget?: boolean | RetryBudgetOptions;
+  /**
+   * A client-side token bucket per guard key: `capacity` is the burst, `refillPerSecond` the rate.
+   * Nothing is sent without a token.
+   * @default off
+   * @example
+   * ```ts
+   * retryFetch(fetch, { limiter: { capacity: 50, refillPerSecond: 100 } });
+   * ```
+   */
+  limiter?: LimiterOptions;
+  /**
+   * At most `maxConcurrent` attempts in flight per guard key and `maxQueue` waiting (first come,
+   * first served, never past the deadline); beyond that, `BulkheadRejectedError` with nothing sent.
+   * @default off
+   * @example
+   * ```ts
+   * retryFetch(fetch, { bulkhead: { maxConcurrent: 10, maxQueue: 50 } });
+   * ```
+   */
+  bulkhead?: BulkheadOptions;
+  /**
+   * Where guard state lives; clients that share a store share their breakers, budgets, limiters,
+   * bulkheads and pacing.
+   * @default one memory store per realm, shared by every client that names none
+   */
+  store?: Store;
+}
+
+/** Guard options, validated. */
+export interface ResolvedGuards {
+  readonly breaker: BreakerConfig | undefined;
+  readonly budget: RetryBudgetConfig | undefined;
+  readonly limiter: { readonly bucket: TokenBucketConfig; readonly mode: 'wait' | 'reject' } | undefined;
+  readonly bulkhead: BulkheadConfig | undefined;
+  readonly store: Store;
+  /** Whether a spent server quota holds back later requests (HTTP only). */
+  readonly pacing: boolean;
+}
+
+/** Validates guard options once; `budgetByDefault` says whether an absent `budget` means the defaults. */
+export function resolveGuards(
+  options: GuardOptions & { pacing?: boolean },
+  defaults: { budget: boolean; pacing: boolean },
+): ResolvedGuards {
+  const breaker = own(options, 'breaker');
+  const budget = own(options, 'budget') ?? defaults.budget;
+  const store = own(options, 'store') ?? defaultStore;
+  if (typeof store !== 'object' || store === null || typeof store.breakerAdmit !== 'function') {
+    throw invalid('store', 'a Store (memoryStore() or a shared store)', store);
+  }
+  const limiter = own(options, 'limiter');
+  if (limiter !== undefined && (typeof limiter !== 'object' || limiter === null)) {
+    throw invalid('limiter', 'an object with capacity and refillPerSecond', limiter);
+  }
+  const mode = limiter ? (own(limiter, 'mode') ?? 'wait') : 'wait';
+  if (mode !== 'wait' && mode !== 'reject') throw invalid('limiter.mode', "one of 'wait', 'reject'", mode);
+  const bulkhead = own(options, 'bulkhead');
+  const pacing = own(options, 'pacing') ?? defaults.pacing;
+  if (typeof pacing !== 'boolean') throw invalid('pacing', 'a boolean', pacing);
+  return {
+    breaker: breaker === undefined || breaker === false ? undefined : normalizeBreaker(breaker),
+    budget: budget === false ? undefined : budget === true ? { ...BUDGET_DEFAULTS } : normalizeBudget(budget),
+    limiter: limiter ? { bucket: normalizeBucket(limiter), mode } : undefined,
+    bulkhead: bulkhead === undefined ? undefined : normalizeBulkhead(bulkhead),
+    store,
+    pacing,
+  };
+}
+
+/** Whether any guard needs a key and store calls. */
+export function anyGuard(guards: ResolvedGuards): boolean {
+  return Boolean(guards.breaker || guards.budget || guards.limiter || guards.bulkhead || guards.pacing);
+}
+
+/** What the hooks need to know about the request they guard. */
+export interface GuardContext {
+  readonly key: string;
+  readonly policy: ResolvedPolicy;
+  readonly emit: Emit;
+  /** Names the request in messages: `GET https://api.example/x`, `Operation`. */
+  readonly label: string;
+}
+
+/** The attempt-loop hooks of a guarded request, plus `pace` for what a response says of the quota. */
+export interface GuardHooks {
+  admit(attempt: LoopAttempt): Promise<Refusal | undefined>;
+  release(): Promise<void>;
+  record(health: Health): Promise<void>;
+  allowRetry(failed: RetrylineErrorDetails): Promise<Refusal | undefined>;
+  /** The server said the quota is spent until `until`: later requests to the key wait for it. */
+  pace(until: number): Promise<void>;
+}
+
+// Bulkhead waiters of this realm, per store and key: a release wakes them to ask again. `gen`
+// counts releases, so a release between a 'queued' answer and the wait is not missed; `users`
+// counts the attempts in the middle of entering, so the entry is dropped only when nobody needs it.
+interface Waiters {
+  gen: number;
+  users: number;
+  readonly wake: Set<() => void>;
+}
+const waitersByStore = new WeakMap<Store, Map<string, Waiters>>();
+
+function joinWaiters(store: Store, key: string): Waiters {
+  let byKey = waitersByStore.get(store);
+  if (!byKey) {
+    byKey = new Map();
+    waitersByStore.set(store, byKey);
+  }
+  let waiters = byKey.get(key);
+  if (!waiters) {
+    waiters = { gen: 0, users: 0, wake: new Set() };
+    byKey.set(key, waiters);
+  }
+  waiters.users++;
+  return waiters;
+}
+
+function leaveWaiters(store: Store, key: string, waiters: Waiters): void {
+  if (--waiters.users === 0) waitersByStore.get(store)?.delete(key);
+}
+
+function notify(store: Store, key: string): void {
+  const waiters = waitersByStore.get(store)?.get(key);
+  if (!waiters) return;
+  waiters.gen++;
+  for (const wake of [...waiters.wake]) wake();
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The hooks that run a request's guards in the attempt loop. */
+export function guardHooks(guards: ResolvedGuards, context: GuardContext): GuardHooks {
+  const { breaker, budget, limiter, bulkhead, store } = guards;
+  const { key, policy, emit, label } = context;
+  const { clock } = policy;
+  let holder: string | undefined;
+
+  const waited = (attempt: number, guard: 'limiter' | 'bulkhead' | 'pacing', since: number) => {
+    const ms = clock.now() - since;
+    if (ms > 0) emit({ type: 'guard-wait', attempt, guard, key, waited: ms });
+  };
+
+  /** Waits until the server's spent quota is back, if it fits the deadline and maxRetryAfter. */
+  async function awaitPacing(attempt: LoopAttempt): Promise<Refusal | undefined> {
+    const now = clock.now();
+    const until = await store.pacingGet(key, now);
+    if (until === undefined || until <= now) return undefined;
+    const wait = until - now;
+    if (wait > policy.maxRetryAfter || wait >= attempt.remaining) {
+      return {
+        outcome: 'rate-limited',
+        error: new RateLimitedError(
+          `${label} was not sent: the server said the quota for ${key} is spent until ${iso(until)}`,
+          { retryAt: until, attempts: attempt.attempt - 1, cause: attempt.previousError },
+        ),
+      };
+    }
+    // DESIGN §5's spread, so the clients held back do not all return at the same instant.
+    const spread = policy.random() * Math.min(wait / 10, 1000);
+    await clock.sleep(Math.min(wait + spread, attempt.remaining), attempt.signal);
+    waited(attempt.attempt, 'pacing', now);
+    return undefined;
+  }
+
+  async function takeToken(attempt: LoopAttempt, bucket: TokenBucketConfig, mode: 'wait' | 'reject') {
+    const since = clock.now();
+    for (;;) {
+      const at = clock.now();
+      const take = await store.limiterTake(key, bucket, 1, at);
+      if (take.allowed) break;
+      const retryAt = take.retryAt ?? at;
+      if (mode === 'reject' || retryAt - at >= attempt.remaining) {
+        return {
+          outcome: 'rate-limited' as const,
+          error: new RateLimitedError(
+            `${label} was not sent: the rate limiter for ${key} has no token until ${iso(retryAt)}`,
+            { retryAt, attempts: attempt.attempt - 1, cause: attempt.previousError },
+          ),
+        };
+      }
+      await clock.sleep(retryAt - at, attempt.signal);
+    }
+    waited(attempt.attempt, 'limiter', since);
+    return undefined;
+  }
+
+  async function enter(attempt: LoopAttempt, config: BulkheadConfig): Promise<Refusal | undefined> {
+    const waiters = joinWaiters(store, key);
+    try {
+      return await queueFor(attempt, config, waiters);
+    } finally {
+      leaveWaiters(store, key, waiters);
+    }
+  }
+
+  async function queueFor(
+    attempt: LoopAttempt,
+    config: BulkheadConfig,
+    waiters: Waiters,
+  ): Promise<Refusal | undefined> {
+    const id = randomUuid();
+    const since = clock.now();
+    for (;;) {
+      const gen = waiters.gen;
+      const result = await store.bulkheadAcquire(key, config, id, clock.now());
+      if (result === 'acquired') {
+        holder = id;
+        waited(attempt.attempt, 'bulkhead', since);
+        return undefined;
+      }
+      if (result === 'rejected') {
+        return {
+          outcome: 'bulkhead-rejected',
+          error: new BulkheadRejectedError(
+            `${label} was not sent: the bulkhead for ${key} is full (${config.maxConcurrent} in flight, ${config.maxQueue} waiting)`,
+            { attempts: attempt.attempt - 1, cause: attempt.previousError },
+          ),
+        };
+      }
+      if (waiters.gen !== gen) continue; // a place was freed while we asked
+      try {
+        await wakeOrPoll(waiters, attempt.signal);
+      } catch (error) {
+        // Gave up waiting (abort, deadline): leave the queue so the next in line moves up.
+        await store.bulkheadRelease(key, id, clock.now());
+        notify(store, key);
+        throw error;
+      }
+    }
+  }
+
+  /** Resolves on a local release, or after the store's poll interval; rejects when `signal` aborts. */
+  function wakeOrPoll(waiters: Waiters, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const poll = new AbortController();
+      const done = () => {
+        waiters.wake.delete(done);
+        signal.removeEventListener('abort', onAbort);
+        poll.abort();
+        resolve();
+      };
+      const onAbort = () => {
+        waiters.wake.delete(done);
+        poll.abort();
+        reject(signal.reason);
+      };
+      waiters.wake.add(done);
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (store.pollMs !== undefined) clock.sleep(store.pollMs, poll.signal).then(done, () => {});
+    });
+  }
+
+  async function release(): Promise<void> {
+    if (holder === undefined) return;
+    const id = holder;
+    holder = undefined;
+    await store.bulkheadRelease(key, id, clock.now());
+    notify(store, key);
+  }
+
+  return {
+    release,
+    async admit(attempt) {
+      // DESIGN §7 order: pacing and limiter, bulkhead, then breaker. Nothing is sent without a pass.
+      if (guards.pacing) {
+        const refused = await awaitPacing(attempt);
+        if (refused) return refused;
+      }
+      if (limiter) {
+        const refused = await takeToken(attempt, limiter.bucket, limiter.mode);
+        if (refused) return refused;
+      }
+      if (bulkhead) {
+        const refused = await enter(attempt, bulkhead);
+        if (refused) return refused;
+      }
+      const now = clock.now();
+      if (attempt.attempt === 1 && budget) await store.budgetRequest(key, budget, now);
+      if (!breaker) return undefined;
+      const admission = await store.breakerAdmit(key, breaker, now);
+      if (admission.allowed && admission.transition) {
+        emit({ type: 'breaker-state', key, ...admission.transition });
+      }
+      if (admission.allowed) return undefined;
+      await release();
+      return {
+        outcome: 'breaker-open',
+        error: new CircuitOpenError(
+          `${label} was not sent: the circuit breaker for ${key} is open until ${iso(admission.retryAt)}`,
+          { retryAt: admission.retryAt, attempts: attempt.attempt - 1, cause: attempt.previousError },
+        ),
+      };
+    },
+    async record(health) {
+      if (!breaker) return;
+      const recorded = await store.breakerRecord(key, breaker, health, clock.now());
+      if (recorded.transition) emit({ type: 'breaker-state', key, ...recorded.transition });
+    },
+    async allowRetry(cause) {
+      if (!budget) return undefined;
+      const decision = await store.budgetRetry(key, budget, clock.now());
+      emit({ type: 'budget', key, remaining: decision.remaining, allowed: decision.allowed });
+      if (decision.allowed) return undefined;
+      return {
+        outcome: 'budget-exhausted',
+        error: new RetryBudgetExhaustedError(
+          `${label} was not retried: the retry budget for ${key} is spent (retries are kept within ${budget.ratio * 100}% of requests)`,
+          cause,
+        ),
+      };
+    },
+    async pace(until) {
+      await store.pacingSet(key, until, clock.now());
+    },
+  };
+}

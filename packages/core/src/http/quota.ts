@@ -1,0 +1,36 @@
+/**
+ * Server-informed pacing (DESIGN §7): whether a response says the client's quota is spent, and
+ * until when. A 429 with any hint says so; so does a response of any status whose `RateLimit`
+ * field has a policy with `r=0`, or whose `RateLimit-Remaining` / `X-RateLimit-Remaining` is 0
+ * next to a reset. A reset header alone (quota left unknown) says nothing. Pure.
+ */
+
+import { type HeadersLike, headerValue, trimOws } from './headers';
+import type { RetryHint } from './retry-hint';
+
+const REMAINING = {
+  'ratelimit-reset': 'ratelimit-remaining',
+  'x-ratelimit-reset': 'x-ratelimit-remaining',
+} as const;
+
+/**
+ * When the quota a response speaks of is back, if the response says it is spent; else `undefined`.
+ * `hint` is what `parseRetryHint` read from the same headers.
+ *
+ * @example
+ * ```ts
+ * const headers = { ratelimit: '"default";r=0;t=10' };
+ * quotaSpentUntil(200, headers, parseRetryHint(headers, 0)); // 10000
+ * ```
+ */
+export function quotaSpentUntil(
+  status: number,
+  headers: HeadersLike,
+  hint: RetryHint | undefined,
+): number | undefined {
+  if (!hint) return undefined;
+  if (status === 429 || hint.source === 'ratelimit') return hint.retryAt;
+  if (hint.source === 'retry-after') return undefined;
+  const remaining = headerValue(headers, REMAINING[hint.source]);
+  return remaining !== undefined && /^0+(?:\.0*)?$/.test(trimOws(remaining)) ? hint.retryAt : undefined;
+}
