@@ -1,4 +1,4 @@
-import type { HttpRetryOptions, RetrylineEvent } from '@retryline/core';
+import { type HttpRetryOptions, memoryStore, type RetrylineEvent } from '@retryline/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type AttemptRecord,
@@ -235,6 +235,63 @@ const scenarios: Scenario[] = [
     minGap: () => 1000,
   },
   {
+    name: 'guard: a spent retry budget stops a 503 after one attempt with RetryBudgetExhaustedError',
+    steps: () => [s(503), ok],
+    options: { budget: { ratio: 0, minPerSecond: 0 } },
+    outcome: { kind: 'retryline-error', name: 'RetryBudgetExhaustedError' },
+    attempts: 1,
+    check: ({ events }) =>
+      expect(events.at(-1)).toMatchObject({ type: 'request-end', outcome: 'budget-exhausted' }),
+  },
+  {
+    name: 'guard: a per-call budget: false overrides the client’s spent budget',
+    steps: () => [s(503), ok],
+    options: { budget: { ratio: 0, minPerSecond: 0 } },
+    perCall: { budget: false },
+    outcome: { kind: 'response', status: 200 },
+    attempts: 2,
+  },
+  {
+    name: 'guard: a breaker opened by the first 503 refuses the retry with CircuitOpenError, nothing sent',
+    steps: () => [s(503), ok],
+    options: { breaker: { consecutiveFailures: 1, openMs: 60_000 } },
+    outcome: { kind: 'retryline-error', name: 'CircuitOpenError' },
+    attempts: 1,
+    check: ({ events, madeAt }) => {
+      expect(events.filter((e) => e.type === 'breaker-state')).toMatchObject([
+        { from: 'closed', to: 'open' },
+      ]);
+      expect(events.at(-1)).toMatchObject({ type: 'request-end', outcome: 'breaker-open' });
+      const refused = events.at(-1) as { error?: { name: string } };
+      expect(refused.error?.name).toBe('CircuitOpenError');
+      expect(madeAt).toBeGreaterThan(0);
+    },
+  },
+  {
+    name: "guard: a limiter in 'reject' mode with one token refuses the retry with RateLimitedError",
+    steps: () => [s(503), ok],
+    options: { limiter: { capacity: 1, refillPerSecond: 0.01, mode: 'reject' } },
+    outcome: { kind: 'retryline-error', name: 'RateLimitedError' },
+    attempts: 1,
+  },
+  {
+    name: "guard: a limiter in 'wait' mode holds the retry until a token is back (5/s → ≥ 200 ms)",
+    steps: () => [s(503), ok],
+    options: { limiter: { capacity: 1, refillPerSecond: 5 } },
+    outcome: { kind: 'response', status: 200 },
+    attempts: 2,
+    minGap: () => 190,
+    check: ({ events }) =>
+      expect(events.some((e) => e.type === 'guard-wait' && e.guard === 'limiter')).toBe(true),
+  },
+  {
+    name: 'guard: a bulkhead of one place lets a request and its retries through, one attempt at a time',
+    steps: () => [s(503), s(503), ok],
+    options: { bulkhead: { maxConcurrent: 1 } },
+    outcome: { kind: 'response', status: 200 },
+    attempts: 3,
+  },
+  {
     name: 'GET to a refused port → retried, then a network error',
     refused: true,
     outcome: { kind: 'network-error' },
@@ -370,6 +427,8 @@ async function run(driver: Driver, scenario: Scenario, index: number): Promise<C
   const controller = scenario.abortInWait === undefined ? undefined : new AbortController();
   const options: HttpRetryOptions = {
     ...base,
+    // Each row has its own guard state: one row's 429 must not pace the next, nor its retries spend its budget.
+    store: memoryStore(),
     ...scenario.options,
     ...(controller
       ? {

@@ -114,6 +114,43 @@ describe.each(drivers)('rate limiter through $name', (driver) => {
   });
 });
 
+describe.each(drivers)('bulkhead and pacing through $name', (driver) => {
+  it('a bulkhead of one place refuses a concurrent request with BulkheadRejectedError, unsent; a queue slot makes it wait', async () => {
+    const store = memoryStore();
+    server.script('/slow', [{ status: 200, body: 'done', delayMs: 200 }]);
+    const refusing: HttpRetryOptions = { ...fast, store, bulkhead: { maxConcurrent: 1 } };
+    const [first, second] = await Promise.all([
+      get(driver, '/slow', refusing),
+      get(driver, '/slow', refusing),
+    ]);
+    expect(first.outcome).toMatchObject({ kind: 'response', status: 200 });
+    expect(second.outcome).toMatchObject({ kind: 'retryline-error', name: 'BulkheadRejectedError' });
+    expect(server.requests('/slow')).toHaveLength(1);
+
+    const queueing: HttpRetryOptions = { ...fast, store, bulkhead: { maxConcurrent: 1, maxQueue: 1 } };
+    const both = await Promise.all([get(driver, '/slow', queueing), get(driver, '/slow', queueing)]);
+    expect(both.map(({ outcome }) => outcome)).toMatchObject([{ status: 200 }, { status: 200 }]);
+    const [, a, b] = server.requests('/slow');
+    // The second was sent only once the first had its response (200 ms later).
+    expect((b?.receivedAt ?? 0) - (a?.receivedAt ?? 0)).toBeGreaterThanOrEqual(190);
+    expect(both[1]?.events.find((e) => e.type === 'guard-wait')).toMatchObject({ guard: 'bulkhead' });
+  });
+
+  it('after a 429 with Retry-After: 1, a later request to the origin waits for the reset instead of getting another 429', async () => {
+    const store = memoryStore();
+    server.script('/quota', [{ status: 429, headers: { 'Retry-After': '1' } }]);
+    server.script('/other', [{ status: 200, body: 'ok' }]);
+    const limited = await get(driver, '/quota', { ...fast, store, retries: 0 });
+    expect(limited.outcome).toMatchObject({ status: 429 });
+    const later = await get(driver, '/other', { ...fast, store });
+    expect(later.outcome).toMatchObject({ kind: 'response', status: 200 });
+    const [quota] = server.requests('/quota');
+    const [other] = server.requests('/other');
+    expect((other?.receivedAt ?? 0) - (quota?.receivedAt ?? 0)).toBeGreaterThanOrEqual(990);
+    expect(later.events.find((e) => e.type === 'guard-wait')).toMatchObject({ guard: 'pacing' });
+  });
+});
+
 describe('what the breaker counts', () => {
   it('counts 503s and resets on POSTs that are not retried, but not 4xx', async () => {
     const options: HttpRetryOptions = {

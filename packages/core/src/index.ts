@@ -36,18 +36,58 @@ export type {
 } from './events/types';
 export {
   BREAKER_DEFAULTS,
+  type BreakerAdmission,
   type BreakerConfig,
   type BreakerOptions,
+  type BreakerOutcome,
+  type BreakerRecord,
   type BreakerSnapshot,
   type BreakerState,
   type BreakerStateName,
+  type BreakerTransition,
+  breakerAdmit,
+  breakerRecord,
   breakerSnapshot,
+  initialBreakerState,
+  normalizeBreaker,
 } from './guard/breaker';
-export type { BulkheadConfig, BulkheadOptions } from './guard/bulkhead';
+export {
+  type BulkheadAcquire,
+  type BulkheadConfig,
+  type BulkheadOptions,
+  type BulkheadState,
+  bulkheadAcquire,
+  bulkheadInit,
+  bulkheadIsEmpty,
+  bulkheadRelease,
+  normalizeBulkhead,
+} from './guard/bulkhead';
 export type { GuardOptions, LimiterOptions } from './guard/guards';
-export { BUDGET_DEFAULTS, type RetryBudgetConfig, type RetryBudgetOptions } from './guard/retry-budget';
+export {
+  BUDGET_DEFAULTS,
+  type BudgetDecision,
+  type BudgetRecord,
+  type BudgetState,
+  budgetInit,
+  budgetRecordRequest,
+  budgetSnapshot,
+  budgetTryRetry,
+  normalizeBudget,
+  type RetryBudgetConfig,
+  type RetryBudgetOptions,
+} from './guard/retry-budget';
 export { type MemoryStore, type MemoryStoreSize, memoryStore, type Store } from './guard/store';
-export type { TokenBucketConfig, TokenBucketOptions } from './guard/token-bucket';
+export {
+  type BucketState,
+  type BucketTake,
+  bucketInit,
+  bucketTake,
+  bucketTimeUntil,
+  isIdle,
+  normalizeBucket,
+  type TokenBucketConfig,
+  type TokenBucketOptions,
+} from './guard/token-bucket';
 export {
   classifyTransportError,
   type HttpOutcome,

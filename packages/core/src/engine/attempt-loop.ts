@@ -110,7 +110,10 @@ export interface LoopSpec<V> {
   /** Tells the guards how an attempt went. */
   record?(health: Health): Promise<void>;
   /** Guards before a retry is scheduled (retry budget): a refusal stops the request. */
-  allowRetry?(failed: RetrylineErrorDetails): Promise<Refusal | undefined>;
+  allowRetry?(failed: {
+    readonly details: RetrylineErrorDetails;
+    readonly summary: string;
+  }): Promise<Refusal | undefined>;
 }
 
 /** What the loop resolves with. */
@@ -395,7 +398,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         end('not-retryable', refused);
         throw refused;
       }
-      const denied = await spec.allowRetry?.(details_);
+      const denied = await spec.allowRetry?.({ details: details_, summary: causeText });
       if (denied) {
         if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
         end(denied.outcome, denied.error);

@@ -276,6 +276,7 @@ describe('the other guards, through retry()', () => {
       budget: { ratio: 0.5, minPerSecond: 0 },
     };
     const results: unknown[] = [];
+    const errors: unknown[] = [];
     for (let i = 0; i < 4; i++) {
       const call = observe(
         retry(async () => {
@@ -286,10 +287,18 @@ describe('the other guards, through retry()', () => {
       await clock.runAll();
       await call.done;
       results.push((call.state.error as Error).name);
+      errors.push(call.state.error);
     }
     // 4 requests earn 0.5 · 4 = 2 retries in the window: 6 calls, not 24.
     expect(calls).toBe(6);
     expect(results).toContain('RetryBudgetExhaustedError');
+    const spent = errors.find((error) => isRetrylineError(error, 'RetryBudgetExhaustedError'));
+    expect(spent).toMatchObject({
+      message:
+        'Operation was not retried: the retry budget for retry is spent (retries are kept within 50% of requests): flaky',
+      attempts: 1,
+      cause: { message: 'flaky' },
+    });
   });
 
   it("a limiter in 'reject' mode refuses a call without a token, with retryAt", async () => {

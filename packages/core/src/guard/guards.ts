@@ -145,7 +145,10 @@ export interface GuardHooks {
   admit(attempt: LoopAttempt): Promise<Refusal | undefined>;
   release(): Promise<void>;
   record(health: Health): Promise<void>;
-  allowRetry(failed: RetrylineErrorDetails): Promise<Refusal | undefined>;
+  allowRetry(failed: {
+    readonly details: RetrylineErrorDetails;
+    readonly summary: string;
+  }): Promise<Refusal | undefined>;
   /** The server said the quota is spent until `until`: later requests to the key wait for it. */
   pace(until: number): Promise<void>;
 }
@@ -357,7 +360,7 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
       const recorded = await store.breakerRecord(key, breaker, health, clock.now());
       if (recorded.transition) emit({ type: 'breaker-state', key, ...recorded.transition });
     },
-    async allowRetry(cause) {
+    async allowRetry({ details, summary }) {
       if (!budget) return undefined;
       const decision = await store.budgetRetry(key, budget, clock.now());
       emit({ type: 'budget', key, remaining: decision.remaining, allowed: decision.allowed });
@@ -365,8 +368,8 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
       return {
         outcome: 'budget-exhausted',
         error: new RetryBudgetExhaustedError(
-          `${label} was not retried: the retry budget for ${key} is spent (retries are kept within ${budget.ratio * 100}% of requests)`,
-          cause,
+          `${label} was not retried: the retry budget for ${key} is spent (retries are kept within ${budget.ratio * 100}% of requests): ${summary}`,
+          details,
         ),
       };
     },

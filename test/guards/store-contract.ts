@@ -1,0 +1,254 @@
+import {
+  type BreakerOutcome,
+  type BreakerState,
+  type BucketState,
+  type BudgetState,
+  type BulkheadState,
+  breakerAdmit,
+  breakerRecord,
+  bucketInit,
+  bucketTake,
+  budgetInit,
+  budgetRecordRequest,
+  budgetTryRetry,
+  bulkheadAcquire,
+  bulkheadInit,
+  bulkheadRelease,
+  initialBreakerState,
+  normalizeBreaker,
+  normalizeBucket,
+  normalizeBudget,
+  normalizeBulkhead,
+  type Store,
+} from '@retryline/core';
+import { retryFetch } from '@retryline/fetch';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { useFaultServer } from '../support/use-fault-server';
+
+/**
+ * The guard suite every Store runs unchanged (DESIGN §7): the memory store here, the Redis store in
+ * its own package. A store under test must take time from the `now` it is given (a shared store that
+ * normally reads its own clock offers a mode that does not, for this suite), and `create` must give
+ * a store with no state (a fresh instance, or a fresh key prefix).
+ *
+ * What it checks: each operation follows the pure rules of core's guard modules exactly (fast-check
+ * drives random sequences against a reference model); operations are atomic under concurrency; keys
+ * never leak into each other; and two real clients sharing the store share their guards.
+ */
+export function describeStoreContract(name: string, create: () => Store | Promise<Store>): void {
+  const T = 1_700_000_000_000;
+  const KEYS = ['https://a.example', 'https://b.example:8443', '__proto__'] as const;
+
+  describe(`Store contract: ${name}`, () => {
+    it('breaker operations follow breakerAdmit/breakerRecord exactly, per key', async () => {
+      const config = normalizeBreaker({ windowSize: 4, minCalls: 2, consecutiveFailures: 3, openMs: 1000 });
+      const op = fc.record({
+        key: fc.constantFrom(...KEYS),
+        kind: fc.constantFrom('admit', 'success', 'failure', 'ignored'),
+        advance: fc.integer({ min: 0, max: 700 }),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 40 }), async (ops) => {
+          const store = await create();
+          const model = new Map<string, BreakerState>();
+          let now = T;
+          for (const { key, kind, advance } of ops) {
+            now += advance;
+            const state = model.get(key) ?? initialBreakerState();
+            if (kind === 'admit') {
+              const expected = breakerAdmit(state, config, now);
+              model.set(key, expected.state);
+              const actual = await store.breakerAdmit(key, config, now);
+              expect(strip(actual)).toEqual(strip(expected));
+            } else {
+              const expected = breakerRecord(state, config, kind as BreakerOutcome, now);
+              model.set(key, expected.state);
+              const actual = await store.breakerRecord(key, config, kind as BreakerOutcome, now);
+              expect(strip(actual)).toEqual(strip(expected));
+            }
+          }
+        }),
+        { numRuns: 60 },
+      );
+    });
+
+    it('budget operations follow budgetRecordRequest/budgetTryRetry exactly, per key', async () => {
+      const config = normalizeBudget({ ratio: 0.5, windowMs: 1000, minPerSecond: 2 });
+      const op = fc.record({
+        key: fc.constantFrom(...KEYS),
+        kind: fc.constantFrom('request', 'retry'),
+        advance: fc.integer({ min: 0, max: 300 }),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), async (ops) => {
+          const store = await create();
+          const model = new Map<string, BudgetState>();
+          let now = T;
+          for (const { key, kind, advance } of ops) {
+            now += advance;
+            const state = model.get(key) ?? budgetInit();
+            if (kind === 'request') {
+              const expected = budgetRecordRequest(state, config, now);
+              model.set(key, expected.state);
+              expect(strip(await store.budgetRequest(key, config, now))).toEqual(strip(expected));
+            } else {
+              const expected = budgetTryRetry(state, config, now);
+              model.set(key, expected.state);
+              expect(strip(await store.budgetRetry(key, config, now))).toEqual(strip(expected));
+            }
+          }
+        }),
+        { numRuns: 60 },
+      );
+    });
+
+    it('limiter takes follow bucketTake exactly, per key, with retryAt when refused', async () => {
+      const config = normalizeBucket({ capacity: 3, refillPerSecond: 4 });
+      const op = fc.record({
+        key: fc.constantFrom(...KEYS),
+        n: fc.integer({ min: 1, max: 3 }),
+        advance: fc.integer({ min: 0, max: 400 }),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), async (ops) => {
+          const store = await create();
+          const model = new Map<string, BucketState>();
+          let now = T;
+          for (const { key, n, advance } of ops) {
+            now += advance;
+            const expected = bucketTake(model.get(key) ?? bucketInit(config, now), config, n, now);
+            model.set(key, expected.state);
+            const actual = await store.limiterTake(key, config, n, now);
+            expect(actual.allowed).toBe(expected.allowed);
+            if (!expected.allowed) expect(actual.retryAt).toBeCloseTo(expected.retryAt, 3);
+          }
+        }),
+        { numRuns: 60 },
+      );
+    });
+
+    it('bulkhead operations follow bulkheadAcquire/bulkheadRelease exactly, per key', async () => {
+      const config = normalizeBulkhead({ maxConcurrent: 2, maxQueue: 2 });
+      const op = fc.record({
+        key: fc.constantFrom(...KEYS),
+        kind: fc.constantFrom('acquire', 'release'),
+        holder: fc.constantFrom('h1', 'h2', 'h3', 'h4', 'h5', 'h6'),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), async (ops) => {
+          const store = await create();
+          const model = new Map<string, BulkheadState>();
+          for (const { key, kind, holder } of ops) {
+            const state = model.get(key) ?? bulkheadInit();
+            if (kind === 'acquire') {
+              const expected = bulkheadAcquire(state, config, holder);
+              model.set(key, expected.state);
+              expect(await store.bulkheadAcquire(key, config, holder, T)).toBe(expected.result);
+            } else {
+              model.set(key, bulkheadRelease(state, holder));
+              await store.bulkheadRelease(key, holder, T);
+            }
+          }
+        }),
+        { numRuns: 60 },
+      );
+    });
+
+    it('pacing keeps the latest reset per key and forgets it once passed', async () => {
+      const store = await create();
+      const [a, b] = KEYS;
+      expect(await store.pacingGet(a, T)).toBeUndefined();
+      await store.pacingSet(a, T + 5000, T);
+      await store.pacingSet(a, T + 2000, T); // an earlier reset does not shorten the pause
+      expect(await store.pacingGet(a, T + 1)).toBe(T + 5000);
+      expect(await store.pacingGet(b, T + 1)).toBeUndefined();
+      await store.pacingSet(b, T - 1, T); // already passed: nothing to wait for
+      expect(await store.pacingGet(b, T)).toBeUndefined();
+      expect(await store.pacingGet(a, T + 5000)).toBeUndefined();
+    });
+
+    it('is atomic under concurrency: no token, place or retry is handed out twice', async () => {
+      const store = await create();
+      const bucket = normalizeBucket({ capacity: 50, refillPerSecond: 1 });
+      const takes = await Promise.all(
+        Array.from({ length: 200 }, () => store.limiterTake('https://c.example', bucket, 1, T)),
+      );
+      expect(takes.filter((take) => take.allowed)).toHaveLength(50);
+
+      const bulkhead = normalizeBulkhead({ maxConcurrent: 10, maxQueue: 20 });
+      const entries = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          store.bulkheadAcquire('https://c.example', bulkhead, `h${i}`, T),
+        ),
+      );
+      expect(count(entries)).toEqual({ acquired: 10, queued: 20, rejected: 70 });
+
+      const budget = normalizeBudget({ ratio: 0, windowMs: 1000, minPerSecond: 10 });
+      const retries = await Promise.all(
+        Array.from({ length: 50 }, () => store.budgetRetry('https://c.example', budget, T)),
+      );
+      expect(retries.filter((retry) => retry.allowed)).toHaveLength(10);
+
+      const breaker = normalizeBreaker({ consecutiveFailures: 5, openMs: 1000 });
+      const records = await Promise.all(
+        Array.from({ length: 20 }, () => store.breakerRecord('https://c.example', breaker, 'failure', T)),
+      );
+      // Exactly one of the concurrent failures opened it.
+      expect(records.filter((record) => record.transition?.to === 'open')).toHaveLength(1);
+    });
+
+    it('applies the config each caller gives for the same key', async () => {
+      const store = await create();
+      const small = normalizeBucket({ capacity: 1, refillPerSecond: 1 });
+      const large = normalizeBucket({ capacity: 5, refillPerSecond: 1 });
+      expect((await store.limiterTake('k', large, 1, T)).allowed).toBe(true); // 4 left of 5
+      // The smaller capacity caps what is left once it refills, not what was already taken.
+      expect((await store.limiterTake('k', small, 1, T)).allowed).toBe(true);
+      const open = normalizeBreaker({ consecutiveFailures: 1, openMs: 1000 });
+      const lenient = normalizeBreaker({ consecutiveFailures: 3, openMs: 1000 });
+      expect((await store.breakerRecord('b', lenient, 'failure', T)).transition).toBeUndefined();
+      expect((await store.breakerRecord('b', open, 'failure', T)).transition).toEqual({
+        from: 'closed',
+        to: 'open',
+      });
+    });
+
+    describe('through real clients', () => {
+      const server = useFaultServer();
+
+      it('two clients sharing the store share one breaker and one budget', async () => {
+        const store = await create();
+        server.script('/down', [{ status: 503 }]);
+        const guards = {
+          store,
+          retries: 3,
+          backoff: { strategy: 'constant', base: 1 },
+          jitter: 'none',
+          breaker: { consecutiveFailures: 4, openMs: 60_000 },
+          budget: { ratio: 0, minPerSecond: 0.2, windowMs: 10_000 }, // two retries in the window
+        } as const;
+        const one = retryFetch(fetch, guards);
+        const two = retryFetch(fetch, guards);
+        // One: three attempts (two retries spend the budget), then the budget stops it.
+        await expect(one(`${server.url}/down`)).rejects.toMatchObject({ name: 'RetryBudgetExhaustedError' });
+        // Two: no budget left for it either; its one failure is the fourth in a row: the breaker opens.
+        await expect(two(`${server.url}/down`)).rejects.toMatchObject({ name: 'RetryBudgetExhaustedError' });
+        await expect(one(`${server.url}/down`)).rejects.toMatchObject({ name: 'CircuitOpenError' });
+        expect(server.requests('/down')).toHaveLength(4);
+      });
+    });
+  });
+}
+
+/** Drops the state from an operation's answer: a store need not keep state in the reference's shape. */
+function strip<T extends { state: unknown }>(result: T): Omit<T, 'state'> {
+  const { state: _state, ...rest } = result;
+  return rest;
+}
+
+function count(results: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = { acquired: 0, queued: 0, rejected: 0 };
+  for (const result of results) counts[result] = (counts[result] ?? 0) + 1;
+  return counts;
+}
