@@ -301,6 +301,27 @@ describe('the other guards, through retry()', () => {
     });
   });
 
+  it('seed 003 demo: 8 callers hammering for one second against burst 50, rate 100 get exactly 150 through', async () => {
+    const clock = virtualClock(T0);
+    const options: RetryOptions = {
+      ...base(clock, memoryStore()),
+      retries: 0,
+      limiter: { capacity: 50, refillPerSecond: 100, mode: 'reject' },
+    };
+    let accepted = 0;
+    let refused = 0;
+    // Every millisecond from 0 to 1000 inclusive, each of 8 callers tries once.
+    for (let ms = 0; ms <= 1000; ms++) {
+      const calls = Array.from({ length: 8 }, () => observe(retry(async () => accepted++, options)));
+      await Promise.all(calls.map((call) => call.done));
+      refused += calls.filter((call) => isRetrylineError(call.state.error, 'RateLimitedError')).length;
+      await clock.advance(1);
+    }
+    // The burst of 50 at t = 0, then one token every 10 ms: the 100th lands at t = 1000.
+    expect(accepted).toBe(150);
+    expect(accepted + refused).toBe(8008);
+  });
+
   it("a limiter in 'reject' mode refuses a call without a token, with retryAt", async () => {
     const clock = virtualClock(T0);
     const options: RetryOptions = {
