@@ -80,6 +80,7 @@ describe('@retryline/fetch in Chromium', () => {
       'request-start',
       'attempt-start',
       'attempt-end',
+      'budget',
       'retry-scheduled',
       'attempt-start',
       'attempt-end',
