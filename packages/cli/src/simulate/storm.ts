@@ -1,0 +1,576 @@
+/**
+ * A retry storm in virtual time (seed 003 §5, "Retry storm after a 2-second database stall"): how much
+ * load a client's retry policy adds while a server is stalled, and whether the server's backlog clears
+ * once the stall is over or the retries keep it saturated (a metastable failure). Deterministic for a
+ * given seed, and no real time passes: the cost of a run is the cost of its requests.
+ *
+ * The model:
+ *
+ * - **Clients, open loop.** Logical requests arrive as a Poisson process of `ratePerSecond` for
+ *   `durationMs` (exponential gaps drawn from `seededRandom(seed)`), whatever the server does, as
+ *   independent users do. Each is a `GET http://storm.test/work` (with a header naming it, so the
+ *   server can count attempts per request) through Retryline's real fetch adapter:
+ *   `retryFetch(server, { clock, random: seededRandom(seed + 1), store: memoryStore(), timeout:
+ *   timeoutMs, ...policy.options })`, one fresh store per run so runs share no guard state. A policy
+ *   may bring its own `send` instead (a peer's behaviour, such as {@link immediateRetryPolicy}).
+ * - **Server.** A FIFO queue in front of `workers` parallel workers, each taking `serviceMs` per
+ *   request: capacity `workers / serviceMs · 1000` req/s. It does not notice a client giving up: a
+ *   request whose client timed out still takes a worker when it reaches the head (wasted work). That
+ *   makes a storm self-sustaining: once the queue holds more than a timeout's worth of work, every
+ *   request it serves has already been abandoned, and each abandoned request comes back as a retry.
+ *   The fake fetch rejects with `signal.reason` as soon as the attempt's signal aborts, as real fetch
+ *   does, while the server keeps the job. A served request gets `200 ok`. With `queueLimit`, a
+ *   request that finds the queue full gets `503` at once (load shedding; off by default).
+ * - **The stall.** During `[stallAt, stallAt + stallMs)` the database behind the workers is stuck:
+ *   no request starts, and one in progress pauses, finishing `stallMs` later than it would have.
+ * - **Recovery.** The backlog has cleared from the first instant after the stall from which, until
+ *   `durationMs`, every request a worker starts had waited less than `timeoutMs / 4`, and none still
+ *   queued at `durationMs` has waited that long. `recoveredAfterMs` is that instant minus the stall's
+ *   end (rounded up to the millisecond), or `null` when the run ends first. Only the arrival window
+ *   counts: once arrivals stop, any backlog drains, which says nothing.
+ * - **Incident amplification.** Attempts per first attempt of the requests that arrived in
+ *   `[stallAt, stallAt + stallMs + 8 s]`: the stall plus long enough for a storm to show itself or die
+ *   out. Over the whole run (`amplification`) the healthy traffic before it dilutes the figure.
+ * - After `durationMs` no request arrives, and the run goes on (at most `settleMs`) until every request
+ *   has settled, so attempts, successes and wasted work count each request's whole story. The timeline
+ *   covers `[0, durationMs)`.
+ *
+ * The defaults: a pool of 32 connections at 50 ms a query serves 640 req/s, and 240 req/s arrive —
+ * 37.5 % utilisation, the headroom of a service sized to survive losing a node. Attempts time out
+ * after 1 s (20 service times); the database stalls for 2 s at t = 5 s; requests arrive for 15 s, so
+ * the whole incident window lies inside the run. Why these numbers:
+ *
+ * - Storm or not is decided by `attempts per request × utilisation`. Once every attempt times out,
+ *   Retryline's defaults without a budget (two retries) send 3 × 240 = 720 req/s, more than 640: the
+ *   queue never again drops below a timeout's worth, and a 2 s stall becomes an outage that lasts as
+ *   long as the load does. Below 1/3 utilisation the same client would recover by itself, slowly; at
+ *   35 % it does for some seeds. 37.5 % leaves margin.
+ * - The budget (10 % of requests plus 10/s over 10 s) lets through the retries of the stall's first
+ *   second, then holds retries near 34/s: the backlog of about 1.1 s of work drains at ~370 req/s
+ *   and clears 1.65 s after the stall (seeds 1–10: 1.65–1.91 s; incident amplification 1.11–1.12×).
+ *   At 40 % utilisation it takes 1.8–2.0 s, too close to the 2 s the issue asks for. A client whose
+ *   budget window is full of history when the stall hits (stall at t = 10 s) has more retries in hand
+ *   and clears in 1.8–2.0 s: the 2 s figure is the budget's, not this model's, edge.
+ * - 240 req/s, not less: the budget's floor (10 retries/s) is absolute, so at lower rates it is a
+ *   larger share of the traffic and amplification creeps towards 1.2×; and not more, because each
+ *   request runs Retryline's whole engine (some 200 µs of real time), which is what a run costs.
+ */
+
+import { type Clock, invalid, memoryStore, type Random, seededRandom } from '@retryline/core';
+import { type FetchRetryOptions, retryFetch } from '@retryline/fetch';
+import { type SimClock, simClock } from './sim-clock';
+
+/** The server, the load and the stall: everything but the client's policy. */
+export interface StormScenario {
+  /** Parallel workers. @default 32 */
+  readonly workers: number;
+  /** Milliseconds a worker spends on one request. @default 50 */
+  readonly serviceMs: number;
+  /** Logical requests per second (Poisson arrivals). @default 240 */
+  readonly ratePerSecond: number;
+  /** The per-attempt timeout every client uses. @default 1000 */
+  readonly timeoutMs: number;
+  /** When the stall begins, in milliseconds from the start. @default 5000 */
+  readonly stallAt: number;
+  /** How long the stall lasts. @default 2000 */
+  readonly stallMs: number;
+  /** How long requests keep arriving. @default 15000 */
+  readonly durationMs: number;
+  /** Seeds the arrivals (`seed`) and the policy's jitter (`seed + 1`). @default 1 */
+  readonly seed: number;
+  /** Waiting requests beyond which the server answers 503 at once. @default Infinity (unbounded) */
+  readonly queueLimit: number;
+  /** How long after `durationMs` the run may go on for the last requests to settle. @default 60000 */
+  readonly settleMs: number;
+}
+
+/** What a custom policy's `send` is given besides the server's fetch and the clock. */
+export interface StormSendContext {
+  /** The scenario's per-attempt timeout. */
+  readonly timeoutMs: number;
+  /** The run's seeded random (`seededRandom(seed + 1)`), for any jitter. */
+  readonly random: Random;
+}
+
+/**
+ * Builds a client that sends one logical request: `url` with `init`, through `fetchImpl` (the
+ * simulated server), on `clock`. `init` identifies the logical request to the server (a header);
+ * pass it on with every attempt. Resolving with a 2xx `Response` counts as a success.
+ */
+export type StormSender = (
+  fetchImpl: typeof fetch,
+  clock: Clock,
+  context: StormSendContext,
+) => (url: string, init: RequestInit) => Promise<unknown>;
+
+/** A client's retry behaviour: Retryline's fetch options, or a custom `send`. */
+export type StormPolicy =
+  | { readonly name: string; readonly options: FetchRetryOptions }
+  | { readonly name: string; readonly send: StormSender };
+
+/** A scenario (any field left out takes its default) and the policy to run it with. */
+export interface StormConfig extends Partial<StormScenario> {
+  /** @default {@link defaultGuardsPolicy} */
+  readonly policy?: StormPolicy;
+}
+
+/** One 100 ms slice of the run, for charts. */
+export interface StormBucket {
+  /** The slice's start, in milliseconds. */
+  readonly t: number;
+  /** Attempts that reached the server. */
+  readonly sent: number;
+  /** Requests the workers finished (abandoned ones included). */
+  readonly served: number;
+  /** Requests waiting for a worker at the slice's end. */
+  readonly queue: number;
+}
+
+/** What one policy did to the server in one scenario. */
+export interface StormReport {
+  readonly policy: string;
+  readonly scenario: StormScenario;
+  readonly logicalRequests: number;
+  /** Attempts that reached the server (503s of a full queue included). */
+  readonly attempts: number;
+  /** `attempts / logicalRequests` over the whole run. */
+  readonly amplification: number;
+  /** Logical requests that arrived in `[stallAt, stallAt + stallMs + 8 s]`. */
+  readonly incidentRequests: number;
+  /** Their attempts per first attempt. */
+  readonly incidentAmplification: number;
+  /** Logical requests that ended with a 2xx response. */
+  readonly succeeded: number;
+  /** Logical requests that ended otherwise. */
+  readonly failed: number;
+  /** Logical requests still running when `settleMs` ran out. */
+  readonly unfinished: number;
+  /** `succeeded / logicalRequests`. */
+  readonly successRate: number;
+  /** How failed requests ended: an error's name, or `HTTP <status>`. */
+  readonly failures: Readonly<Record<string, number>>;
+  /** Milliseconds after the stall's end until the backlog cleared; `null` when it did not by `durationMs`. */
+  readonly recoveredAfterMs: number | null;
+  /** Requests the workers finished. */
+  readonly served: number;
+  /** Of those, the ones whose client had already given up. */
+  readonly wasted: number;
+  /** The most requests waiting for a worker at once. */
+  readonly peakQueue: number;
+  /** 100 ms buckets over `[0, durationMs)`. */
+  readonly timeline: readonly StormBucket[];
+}
+
+/** The defaults: a service at 37.5 % utilisation, stalled for 2 s (the module comment says why). */
+export const STORM_DEFAULTS: StormScenario = {
+  workers: 32,
+  serviceMs: 50,
+  ratePerSecond: 240,
+  timeoutMs: 1_000,
+  stallAt: 5_000,
+  stallMs: 2_000,
+  durationMs: 15_000,
+  seed: 1,
+  queueLimit: Number.POSITIVE_INFINITY,
+  settleMs: 60_000,
+};
+
+/** The URL every logical request gets. */
+export const STORM_URL = 'http://storm.test/work';
+
+/** The header that tells the simulated server which logical request an attempt belongs to. */
+export const STORM_REQUEST_HEADER = 'x-storm-request';
+
+/** How long after the stall's end requests still count towards the incident. */
+export const INCIDENT_TAIL_MS = 8_000;
+
+/** The width of a timeline bucket. */
+export const BUCKET_MS = 100;
+
+/**
+ * Retryline's defaults, untouched: 2 retries, exponential backoff from 100 ms, full jitter, and the
+ * retry budget that HTTP clients have on by default.
+ */
+export const defaultGuardsPolicy: StormPolicy = { name: 'default guards', options: {} };
+
+/** The same retries and backoff with no budget. */
+export const guardsOffPolicy: StormPolicy = { name: 'guards off', options: { budget: false } };
+
+class TimeoutError extends Error {
+  override name = 'TimeoutError';
+}
+
+// The reason an attempt's timer is cancelled with: a shared value, since abort() without a reason
+// builds a DOMException (with its stack) every time.
+const SETTLED = Symbol('settled');
+
+/**
+ * A peer's naive client, written as a plain loop rather than with Retryline: on a timeout, a
+ * transport error or a 5xx it sends again at once, `retries` times.
+ */
+export function immediateRetryPolicy(retries = 3): StormPolicy {
+  if (!Number.isInteger(retries) || retries < 0) throw invalid('retries', 'a non-negative integer', retries);
+  return {
+    name: `immediate retries ×${retries}`,
+    send: (fetchImpl, clock, { timeoutMs }) =>
+      async function sendImmediately(url, init) {
+        let last: unknown;
+        for (let attempt = 0; attempt <= retries; attempt++) {
+          const attemptControl = new AbortController();
+          const timer = new AbortController();
+          clock.sleep(timeoutMs, timer.signal).then(
+            () => attemptControl.abort(new TimeoutError(`GET ${url} timed out after ${timeoutMs} ms`)),
+            () => {},
+          );
+          try {
+            const response = await fetchImpl(url, { ...init, signal: attemptControl.signal });
+            if (response.status < 500) return response;
+            last = response;
+          } catch (error) {
+            last = error;
+          } finally {
+            timer.abort(SETTLED);
+          }
+        }
+        if (last instanceof Response) return last;
+        throw last;
+      },
+  };
+}
+
+// What each scenario field must be: [the check, how an error message says it].
+const FIELD_RULES: Record<keyof StormScenario, readonly [(value: number) => boolean, string]> = {
+  workers: [(v) => Number.isInteger(v) && v > 0, 'a positive integer'],
+  serviceMs: [(v) => Number.isFinite(v) && v > 0, 'a positive number of milliseconds'],
+  ratePerSecond: [(v) => Number.isFinite(v) && v > 0, 'a positive number'],
+  timeoutMs: [(v) => Number.isFinite(v) && v > 0, 'a positive number of milliseconds'],
+  stallAt: [(v) => Number.isFinite(v) && v >= 0, 'a number of milliseconds ≥ 0'],
+  stallMs: [(v) => Number.isFinite(v) && v >= 0, 'a number of milliseconds ≥ 0'],
+  durationMs: [(v) => Number.isFinite(v) && v > 0, 'a positive number of milliseconds'],
+  seed: [(v) => Number.isInteger(v), 'an integer'],
+  queueLimit: [
+    (v) => v === Number.POSITIVE_INFINITY || (Number.isInteger(v) && v >= 0),
+    'an integer ≥ 0 or Infinity',
+  ],
+  settleMs: [(v) => Number.isFinite(v) && v >= 0, 'a number of milliseconds ≥ 0'],
+};
+
+function resolveScenario(config: StormConfig): StormScenario {
+  const scenario: Record<string, number> = { ...STORM_DEFAULTS };
+  for (const name of Object.keys(FIELD_RULES) as Array<keyof StormScenario>) {
+    const value: unknown = config[name];
+    if (value === undefined) continue;
+    const [ok, expected] = FIELD_RULES[name];
+    if (typeof value !== 'number' || !ok(value)) throw invalid(name, expected, value);
+    scenario[name] = value;
+  }
+  const resolved = scenario as unknown as StormScenario;
+  if (resolved.stallAt + resolved.stallMs > resolved.durationMs) {
+    throw invalid(
+      'stallAt + stallMs',
+      `at most durationMs (${resolved.durationMs} ms): the stall must end while requests still arrive`,
+      resolved.stallAt + resolved.stallMs,
+    );
+  }
+  return resolved;
+}
+
+interface Job {
+  readonly enqueuedAt: number;
+  /** Answers the client; dropped when the client gives up, so the job holds nothing of it. */
+  respond: (() => void) | undefined;
+}
+
+/** The server's side of a scenario. */
+export type StormServerOptions = Pick<
+  StormScenario,
+  'workers' | 'serviceMs' | 'stallAt' | 'stallMs' | 'queueLimit'
+> & {
+  /** A request started after the stall that had waited this long means the backlog has not cleared. */
+  readonly slowWaitMs: number;
+};
+
+/** What the server tells the simulation as it goes. */
+export interface StormServerListener {
+  /** An attempt reached the server (before it is queued or turned away). */
+  sent?(init: RequestInit | undefined): void;
+  /** A worker finished a request. */
+  served?(): void;
+}
+
+/** The simulated server: its fetch and its counters. */
+export interface StormServer {
+  /** The fetch clients send through: queues the request, resolves `200 ok` once a worker has served it. */
+  readonly fetch: typeof fetch;
+  /** Requests waiting for a worker. */
+  waiting(): number;
+  /** How long the oldest waiting request has waited; 0 when none waits. */
+  oldestWait(): number;
+  /** Attempts that reached the server. */
+  attempts(): number;
+  served(): number;
+  /** Served requests whose client had already given up. */
+  wasted(): number;
+  peakQueue(): number;
+  /** The last time, after the stall, a worker started a request that had waited `slowWaitMs` or more. */
+  lastSlowStart(): number | undefined;
+}
+
+/**
+ * The server of the model (see the module comment): a FIFO queue, `workers` workers of `serviceMs`
+ * each, blind to clients giving up, stalled during `[stallAt, stallAt + stallMs)`.
+ */
+export function createStormServer(
+  clock: SimClock,
+  options: StormServerOptions,
+  listener: StormServerListener = {},
+): StormServer {
+  const { workers, serviceMs, stallAt, stallMs, queueLimit, slowWaitMs } = options;
+  const stallEnd = stallAt + stallMs;
+  const queue: Array<Job | undefined> = [];
+  let head = 0;
+  let busy = 0;
+  let attempts = 0;
+  let served = 0;
+  let wasted = 0;
+  let peakQueue = 0;
+  let lastSlowStart: number | undefined;
+  const waiting = () => queue.length - head;
+
+  const finish = (job: Job) => {
+    busy--;
+    served++;
+    listener.served?.();
+    if (job.respond) job.respond();
+    else wasted++;
+    startWork();
+  };
+  function startWork() {
+    const now = clock.now();
+    if (now >= stallAt && now < stallEnd) return;
+    while (busy < workers && head < queue.length) {
+      const job = queue[head] as Job;
+      queue[head++] = undefined; // a started job must not stay reachable from the queue
+      if (head > 4_096 && head * 2 > queue.length) {
+        queue.splice(0, head);
+        head = 0;
+      }
+      busy++;
+      if (now >= stallEnd && now - job.enqueuedAt >= slowWaitMs) lastSlowStart = now;
+      // Work in progress when the stall begins pauses for the whole stall.
+      const pause = now < stallAt && now + serviceMs > stallAt ? stallMs : 0;
+      clock.schedule(serviceMs + pause, () => finish(job));
+    }
+  }
+  if (stallMs > 0) clock.schedule(stallEnd - clock.now(), startWork);
+
+  const serverFetch: typeof fetch = (_input, init) => {
+    const signal = init?.signal ?? undefined;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    attempts++;
+    listener.sent?.(init);
+    if (waiting() >= queueLimit) return Promise.resolve(new Response('busy', { status: 503 }));
+    return new Promise<Response>((resolve, reject) => {
+      const onAbort = () => {
+        // The client gives up; the server, unaware, keeps the job.
+        job.respond = undefined;
+        reject(signal?.reason);
+      };
+      const job: Job = {
+        enqueuedAt: clock.now(),
+        respond() {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(new Response('ok', { status: 200 }));
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      queue.push(job);
+      peakQueue = Math.max(peakQueue, waiting());
+      startWork();
+    });
+  };
+
+  return {
+    fetch: serverFetch,
+    waiting,
+    oldestWait: () => {
+      const oldest = queue[head];
+      return oldest === undefined ? 0 : clock.now() - oldest.enqueuedAt;
+    },
+    attempts: () => attempts,
+    served: () => served,
+    wasted: () => wasted,
+    peakQueue: () => peakQueue,
+    lastSlowStart: () => lastSlowStart,
+  };
+}
+
+/**
+ * Runs one policy through the scenario and reports what it did to the server.
+ *
+ * @example
+ * ```ts
+ * const guarded = await simulateStorm({ policy: defaultGuardsPolicy });
+ * const unguarded = await simulateStorm({ policy: guardsOffPolicy });
+ * console.log(guarded.incidentAmplification, unguarded.recoveredAfterMs);
+ * ```
+ */
+export async function simulateStorm(config: StormConfig = {}): Promise<StormReport> {
+  const scenario = resolveScenario(config);
+  const policy = config.policy ?? defaultGuardsPolicy;
+  const { timeoutMs, stallAt, stallMs, durationMs } = scenario;
+  const stallEnd = stallAt + stallMs;
+  const incidentEnd = stallEnd + INCIDENT_TAIL_MS;
+  const slowWaitMs = timeoutMs / 4;
+  const clock = simClock();
+  const arrivals = seededRandom(scenario.seed);
+  const random = seededRandom(scenario.seed + 1);
+
+  const buckets = Array.from({ length: Math.ceil(durationMs / BUCKET_MS) }, (_, i) => ({
+    t: i * BUCKET_MS,
+    sent: 0,
+    served: 0,
+    queue: 0,
+  }));
+  const bucketAt = (time: number) => (time < durationMs ? buckets[Math.floor(time / BUCKET_MS)] : undefined);
+  // Attempts per logical request, by id (the value of the request's header).
+  const attemptsOf: number[] = [];
+  const server = createStormServer(
+    clock,
+    { ...scenario, slowWaitMs },
+    {
+      sent(init) {
+        const bucket = bucketAt(clock.now());
+        if (bucket) bucket.sent++;
+        const id = requestId(init?.headers);
+        if (id !== undefined && id < attemptsOf.length) attemptsOf[id] = (attemptsOf[id] ?? 0) + 1;
+      },
+      served() {
+        const bucket = bucketAt(clock.now());
+        if (bucket) bucket.served++;
+      },
+    },
+  );
+  for (const bucket of buckets) {
+    clock.schedule(Math.min(bucket.t + BUCKET_MS, durationMs), () => {
+      bucket.queue = server.waiting();
+    });
+  }
+  // Recovery is judged on the arrival window: what happens once arrivals stop says nothing.
+  let recoveredAfterMs: number | null = null;
+  clock.schedule(durationMs, () => {
+    if (server.oldestWait() >= slowWaitMs) return;
+    const last = server.lastSlowStart();
+    recoveredAfterMs = last === undefined ? 0 : Math.ceil(last - stallEnd);
+  });
+
+  // --- The clients ----------------------------------------------------------------------------
+  const send =
+    'send' in policy
+      ? policy.send(server.fetch, clock, { timeoutMs, random })
+      : retryFetch(server.fetch, {
+          clock,
+          random,
+          store: memoryStore(),
+          timeout: timeoutMs,
+          ...policy.options,
+        });
+  const arrivedAt: number[] = [];
+  let succeeded = 0;
+  let failed = 0;
+  let open = 0;
+  const failures: Record<string, number> = {};
+  const fail = (kind: string) => {
+    failed++;
+    failures[kind] = (failures[kind] ?? 0) + 1;
+  };
+
+  const arrive = () => {
+    const id = arrivedAt.length;
+    arrivedAt.push(clock.now());
+    attemptsOf.push(0);
+    open++;
+    send(STORM_URL, { headers: { [STORM_REQUEST_HEADER]: String(id) } }).then(
+      (result) => {
+        open--;
+        if (result instanceof Response && result.ok) succeeded++;
+        else fail(result instanceof Response ? `HTTP ${result.status}` : 'no response');
+      },
+      (error: unknown) => {
+        open--;
+        fail(error instanceof Error ? error.name : typeof error);
+      },
+    );
+    scheduleArrival();
+  };
+  // Poisson arrivals: exponential gaps, by inversion of a uniform draw (1 − u, never 0).
+  const scheduleArrival = () => {
+    const gap = (-Math.log(1 - arrivals()) / scenario.ratePerSecond) * 1_000;
+    if (clock.now() + gap < durationMs) clock.schedule(gap, arrive);
+  };
+  scheduleArrival();
+
+  await clock.run(durationMs);
+  const settleBy = durationMs + scenario.settleMs;
+  while (open > 0 && clock.now() < settleBy) await clock.run(Math.min(settleBy, clock.now() + BUCKET_MS));
+
+  let incidentRequests = 0;
+  let incidentFirst = 0;
+  let incidentAttempts = 0;
+  for (let id = 0; id < arrivedAt.length; id++) {
+    const at = arrivedAt[id] as number;
+    if (at < stallAt || at > incidentEnd) continue;
+    incidentRequests++;
+    const sent = attemptsOf[id] ?? 0;
+    if (sent > 0) incidentFirst++;
+    incidentAttempts += sent;
+  }
+  const logicalRequests = arrivedAt.length;
+  const attempts = server.attempts();
+  return {
+    policy: policy.name,
+    scenario,
+    logicalRequests,
+    attempts,
+    amplification: ratio(attempts, logicalRequests),
+    incidentRequests,
+    incidentAmplification: ratio(incidentAttempts, incidentFirst),
+    succeeded,
+    failed,
+    unfinished: open,
+    successRate: ratio(succeeded, logicalRequests),
+    failures,
+    recoveredAfterMs,
+    served: server.served(),
+    wasted: server.wasted(),
+    peakQueue: server.peakQueue(),
+    timeline: buckets,
+  };
+}
+
+/**
+ * Runs several policies through the same scenario and seed, one after another (what
+ * `retryline simulate storm` compares).
+ */
+export async function simulateStorms(
+  config: Partial<StormScenario> & { readonly policies: readonly StormPolicy[] },
+): Promise<StormReport[]> {
+  const { policies, ...scenario } = config;
+  const reports: StormReport[] = [];
+  for (const policy of policies) reports.push(await simulateStorm({ ...scenario, policy }));
+  return reports;
+}
+
+const ratio = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
+
+/** The logical request an attempt belongs to, from its header; `undefined` when it has none. */
+function requestId(headers: HeadersInit | undefined): number | undefined {
+  // Read without building a Headers object for each attempt of a plain-object init.
+  let value: string | null | undefined;
+  if (headers instanceof Headers) value = headers.get(STORM_REQUEST_HEADER);
+  else if (Array.isArray(headers))
+    value = headers.find(([name]) => name.toLowerCase() === STORM_REQUEST_HEADER)?.[1];
+  else value = headers?.[STORM_REQUEST_HEADER];
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
+  return Number(value);
+}
