@@ -67,6 +67,10 @@ const isRequest = (input: unknown): input is Request =>
  * failures that run out of retries reject with `RetriesExhaustedError` (`cause`: fetch's error).
  * No header is added unless an option asks for it.
  *
+ * Without a `fetchImpl` (`retryFetch()` or `retryFetch(options)`), each attempt calls whatever
+ * `globalThis.fetch` is at that moment, so mocks installed later (msw's `server.listen()`, a spy)
+ * are honoured. `retryFetch(fetch)` keeps the function it was given.
+ *
  * @example
  * ```ts
  * const fetchWithRetry = retryFetch(fetch, { retries: 3, idempotencyKey: true });
@@ -74,11 +78,18 @@ const isRequest = (input: unknown): input is Request =>
  * const once = await fetchWithRetry('https://api.example/health', { retry: false });
  * ```
  */
+export function retryFetch(options?: FetchRetryOptions): RetryFetch;
+export function retryFetch(fetchImpl: typeof fetch | undefined, options?: FetchRetryOptions): RetryFetch;
 export function retryFetch(
-  fetchImpl: typeof fetch = globalThis.fetch,
-  options: FetchRetryOptions = {},
+  first?: typeof fetch | FetchRetryOptions,
+  second: FetchRetryOptions = {},
 ): RetryFetch {
-  if (typeof fetchImpl !== 'function') throw invalid('fetchImpl', 'a fetch function', fetchImpl);
+  const given = typeof first === 'object' && first !== null ? undefined : first;
+  const options = typeof first === 'object' && first !== null ? first : second;
+  if (given !== undefined && typeof given !== 'function')
+    throw invalid('fetchImpl', 'a fetch function', given);
+  // Looked up per attempt, not once: a mock installed after this client was made still applies.
+  const fetchImpl: typeof fetch = given ?? ((input, init) => globalThis.fetch(input, init));
   const { client = 'fetch', ...rest } = options;
   if (typeof client !== 'string' || client === '') throw invalid('client', 'a non-empty string', client);
   const defaults = mergeOptions<HttpRetryOptions>(rest, undefined);
