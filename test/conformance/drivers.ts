@@ -49,7 +49,7 @@ function common(error: unknown, signal: AbortSignal | undefined): Outcome | unde
   return undefined;
 }
 
-function makeFetchDriver(name: string, fetchImpl: typeof fetch): Driver {
+function makeFetchDriver(name: string, fetchImpl?: typeof fetch): Driver {
   return {
     name,
     async send({ method, url, body, headers, options, perCall, signal }) {
@@ -82,7 +82,8 @@ function makeFetchDriver(name: string, fetchImpl: typeof fetch): Driver {
   };
 }
 
-export const fetchDriver = makeFetchDriver('fetch', fetch);
+// No fetch given: the client calls the global fetch of the moment, so msw's (patched after import) applies.
+export const fetchDriver = makeFetchDriver('fetch');
 
 export const axiosDriver: Driver = {
   name: 'axios',

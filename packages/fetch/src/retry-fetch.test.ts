@@ -2,7 +2,7 @@ import { InvalidOptionsError } from '@retryline/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { retryFetch } from './retry-fetch';
 
-const ok = () => Promise.resolve(new Response('ok'));
+const ok = (_input?: RequestInfo | URL, _init?: RequestInit) => Promise.resolve(new Response('ok'));
 
 describe('retryFetch: which fetch it calls', () => {
   afterEach(() => vi.unstubAllGlobals());

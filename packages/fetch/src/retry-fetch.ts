@@ -57,6 +57,14 @@ async function freezeFormData(init: RequestInit): Promise<RequestInit> {
   return { ...init, body: await encoded.arrayBuffer(), headers };
 }
 
+/**
+ * A copy of `headers`. A `Headers` is copied through its entries: `new Headers(headers)` can lose
+ * all but `content-type` when the source is a patched Request's (msw 2.15 with a body), while
+ * iterating it sees every field.
+ */
+const copyHeaders = (headers: HeadersInit | undefined): Headers =>
+  new Headers(typeof Headers !== 'undefined' && headers instanceof Headers ? [...headers] : headers);
+
 const isRequest = (input: unknown): input is Request =>
   typeof Request !== 'undefined' && input instanceof Request;
 
@@ -103,7 +111,7 @@ export function retryFetch(
     const signal = rest.signal ?? request?.signal;
     const merged = mergeOptions(defaults, { ...perCall, ...(signal ? { signal } : {}) });
     // fetch's rule: init.headers, when given, replace the Request's headers.
-    const baseHeaders = new Headers(rest.headers ?? request?.headers);
+    const baseHeaders = copyHeaders(rest.headers ?? request?.headers);
     const url = request ? request.url : input instanceof URL ? input.href : String(input);
 
     const { response, info } = await runHttpRequest<Response>({
@@ -117,7 +125,7 @@ export function retryFetch(
       send({ signal: attemptSignal, headers: added }) {
         const names = Object.keys(added);
         const headers =
-          names.length === 0 && rest.headers === undefined ? undefined : new Headers(baseHeaders);
+          names.length === 0 && rest.headers === undefined ? undefined : copyHeaders(baseHeaders);
         for (const name of names) headers?.set(name, added[name] as string);
         const attemptInit: RequestInit = { ...rest, signal: attemptSignal, ...(headers ? { headers } : {}) };
         return request ? fetchImpl(request.clone(), attemptInit) : fetchImpl(input, attemptInit);
