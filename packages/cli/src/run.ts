@@ -1,5 +1,6 @@
 import { isRetrylineError, type Random, systemRandom } from '@retryline/core';
 import { scheduleCommand } from './commands/schedule';
+import { viewCommand } from './commands/view';
 import { UsageError } from './usage-error';
 
 /** Where `run` writes. Each call gets whole lines, newline included. */
@@ -25,6 +26,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   schedule: {
     summary: "preview a policy's delays: backoff, jitter and limits, as a table, JSON or CSV",
     run: scheduleCommand,
+  },
+  view: {
+    summary: 'open a recorded timeline in the standalone viewer, served on 127.0.0.1',
+    run: (args, io) => viewCommand(args, io),
   },
 };
 

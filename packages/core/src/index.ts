@@ -18,6 +18,13 @@ export {
   type RetrylineErrorName,
 } from './errors';
 export { DEVTOOLS_HOOK, type DevtoolsHook, subscribe } from './events/emitter';
+export {
+  type EventRecorder,
+  type Recording,
+  type RecordingEntry,
+  type RecordOptions,
+  recordEvents,
+} from './events/recorder';
 export type {
   AttemptEndEvent,
   AttemptOutcome,

@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { parseFlags } from '../parse-flags';
+import { parseCount } from '../parse-number';
+import type { CommandIo } from '../run';
+import { UsageError } from '../usage-error';
+import { parseRecording, startViewer } from '../view/view-server';
+
+const FLAGS = {
+  port: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const HELP = `Usage: retryline view <recording.json> [--port N]
+
+Opens a recording (exported from the Retryline devtools panel, or written with core's
+recordEvents()) in the standalone timeline viewer, served on 127.0.0.1. Prints the URL
+and serves until interrupted (Ctrl-C).
+
+Options
+  --port N   the port to listen on (default: a free one)
+`;
+
+/** Where the built viewer is: next to the CLI's dist/, copied there by the CLI's build. */
+export function defaultViewerDir(): string {
+  return fileURLToPath(new URL('../viewer/', import.meta.url));
+}
+
+/**
+ * `retryline view`: serves the viewer until `stop` resolves (by default, SIGINT or SIGTERM).
+ * Returns the exit code.
+ */
+export async function viewCommand(
+  args: readonly string[],
+  io: CommandIo,
+  options: { viewerDir?: string; stop?: Promise<void> } = {},
+): Promise<number> {
+  const { values, positionals } = parseFlags(args, FLAGS, 'retryline view');
+  if (values.help) {
+    io.stdout(HELP);
+    return 0;
+  }
+  const [path, extra] = positionals;
+  if (path === undefined)
+    throw new UsageError("retryline view needs a recording file: see 'retryline view --help'");
+  if (extra !== undefined) throw new UsageError(`Expected one recording file, got '${path}' and '${extra}'`);
+  const port = values.port === undefined ? 0 : parseCount(values.port, '--port', 65_535);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  let recording: ReturnType<typeof parseRecording>;
+  try {
+    recording = parseRecording(text, path);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const viewerDir = options.viewerDir ?? defaultViewerDir();
+  if (!existsSync(viewerDir)) {
+    throw new UsageError(`The viewer is not built (${viewerDir} is missing): run 'pnpm build' first`);
+  }
+  const viewer = await startViewer({ viewerDir, recording, port });
+  io.stdout(`Retryline viewer: ${viewer.url}\n`);
+  io.stdout(`${recording.entries.length} entries from ${recording.source}. Press Ctrl-C to stop.\n`);
+  await (options.stop ??
+    new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    }));
+  await viewer.close();
+  return 0;
+}
