@@ -1,0 +1,67 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type FaultServer, startFaultServer } from '../support/fault-server';
+
+// @retryline/msw with msw/browser: scripts and the recorder on a real Service Worker in Debian's
+// Chromium, the page served from loopback (a secure context, as Service Workers need).
+const CHROMIUM = '/usr/bin/chromium';
+let server: FaultServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`The browser tests need ${CHROMIUM}: run \`pnpm bootstrap\``);
+  server = await startFaultServer();
+  const bundle = await build({
+    entryPoints: [fileURLToPath(new URL('browser-page.ts', import.meta.url))],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'chrome120',
+    conditions: ['@retryline/source', 'browser'],
+  });
+  const require = createRequire(import.meta.url);
+  const workerScript = readFileSync(require.resolve('msw/mockServiceWorker.js'), 'utf8');
+  server.static('/mockServiceWorker.js', workerScript, 'text/javascript');
+  server.static('/app.js', bundle.outputFiles[0]?.text ?? '', 'text/javascript');
+  server.static(
+    '/',
+    '<!doctype html><title>msw</title><script type="module" src="/app.js"></script>',
+    'text/html',
+  );
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+it('scripts failures and records attempts through msw/browser, and the seeded flaky repeats itself', async () => {
+  const runOnce = async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/`);
+    await page.waitForFunction(() => 'mswPage' in window);
+    const result = await page.evaluate(() =>
+      (window as never as { mswPage: { run(): Promise<unknown> } }).mswPage.run(),
+    );
+    await page.close();
+    return result as { status: number; body: unknown; attempts: number; flakyStatuses: number[] };
+  };
+  const first = await runOnce();
+  expect(first).toMatchObject({ status: 200, body: { orders: 3 }, attempts: 3 });
+  // Nothing reached the real server: the Service Worker answered.
+  expect(server.requests('/api/orders')).toHaveLength(0);
+  expect(first.flakyStatuses).toHaveLength(4);
+  expect(new Set(first.flakyStatuses).size).toBeGreaterThan(1);
+  const second = await runOnce();
+  expect(second.flakyStatuses).toEqual(first.flakyStatuses);
+});
