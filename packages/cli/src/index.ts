@@ -21,3 +21,4 @@ export {
   simulateStorms,
 } from './simulate/storm';
 export { UsageError } from './usage-error';
+export { parseRecording, type RunningViewer, startViewer, type ViewerOptions } from './view/view-server';

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   AttemptTimeoutError,
   BodyNotReplayableError,
@@ -17,6 +17,7 @@ import {
   type HttpExchange,
   type HttpRetryEvent,
   type HttpRetryOptions,
+  originOf,
   resolveHttpOptions,
   runHttpRequest,
 } from './request-engine';
@@ -904,5 +905,24 @@ describe('resolveHttpOptions', () => {
     expect(error).toBeInstanceOf(InvalidOptionsError);
     expect((error as InvalidOptionsError).message).toBe(message);
     expect((error as InvalidOptionsError).option).toBe(option);
+  });
+});
+
+describe('the default guard key', () => {
+  it.each([
+    ['https://api.example/items?token=abc', 'https://api.example'],
+    ['https://user:pw@api.example:8443/x', 'https://api.example:8443'],
+    ['/flaky?token=abc#frag', '/flaky'],
+  ])('%s → %s (never a query or credentials)', (url, key) => {
+    expect(originOf(url)).toBe(key);
+  });
+
+  it("is the page's origin for a relative URL in a browser", () => {
+    vi.stubGlobal('location', { origin: 'https://shop.example' });
+    try {
+      expect(originOf('/api/cart?session=s3cret')).toBe('https://shop.example');
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

@@ -224,10 +224,16 @@ export function resolveHttpOptions(input: HttpRetryOptions | undefined) {
   };
 }
 
-/** An origin, or the URL itself when it has none (a relative URL in a browser). */
-function originOf(url: string): string {
+/**
+ * A URL's origin, credentials removed. A relative URL (a browser page's `/api/x`) is same-origin:
+ * the page's origin where there is one, else its path — never its query, which may hold secrets
+ * and would show in `budget` and `breaker-state` events.
+ */
+export function originOf(url: string): string {
   const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]+/i.exec(url);
-  return match ? match[0].replace(/\/\/[^@/]*@/, '//') : url;
+  if (match) return match[0].replace(/\/\/[^@/]*@/, '//');
+  const page = (globalThis as { location?: { origin?: unknown } }).location?.origin;
+  return typeof page === 'string' && page !== 'null' ? page : url.replace(/[?#].*$/, '');
 }
 
 function resolveGuardKey(options: HttpRetryOptions) {
