@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_BATCH, MAX_EVENT_BYTES, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
+import { acceptPageMessage, type PageLike } from './accept';
+
+const self = { name: 'the page window' };
+const page: PageLike = { window: self, location: { origin: 'https://shop.example', protocol: 'https:' } };
+const event = { v: 1, type: 'budget', requestId: 'r1', t: 1, key: 'k', remaining: 1, allowed: true };
+const data = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'events', events: [event] };
+const message = (patch: Partial<{ source: unknown; origin: string; data: unknown }> = {}) => ({
+  source: self,
+  origin: 'https://shop.example',
+  data,
+  ...patch,
+});
+
+describe('acceptPageMessage', () => {
+  it('accepts the hook’s events from its own window and origin, as plain JSON', () => {
+    const accepted = acceptPageMessage(message(), page);
+    expect(accepted).toEqual({
+      kind: 'events',
+      message: { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'events', events: [event] },
+      dropped: 0,
+    });
+    expect(accepted?.kind === 'events' && accepted.message.events[0]).not.toBe(event);
+  });
+
+  it('ignores a message from another window (a frame or an opener)', () => {
+    expect(acceptPageMessage(message({ source: { name: 'an iframe' } }), page)).toBeUndefined();
+    expect(acceptPageMessage(message({ source: null }), page)).toBeUndefined();
+  });
+
+  it('ignores a message from another origin', () => {
+    expect(acceptPageMessage(message({ origin: 'https://evil.example' }), page)).toBeUndefined();
+    expect(acceptPageMessage(message({ origin: 'null' }), page)).toBeUndefined();
+  });
+
+  it('accepts the opaque origin of a file: page or a sandboxed frame', () => {
+    const file: PageLike = { window: self, location: { origin: 'null', protocol: 'file:' } };
+    expect(acceptPageMessage(message({ origin: 'null' }), file)?.kind).toBe('events');
+    expect(acceptPageMessage(message({ origin: 'file://' }), file)?.kind).toBe('events');
+    const sandboxed: PageLike = { window: self, location: { origin: 'null', protocol: 'https:' } };
+    expect(acceptPageMessage(message({ origin: 'null' }), sandboxed)?.kind).toBe('events');
+    expect(acceptPageMessage(message({ origin: 'https://evil.example' }), sandboxed)).toBeUndefined();
+  });
+
+  it('ignores another namespace', () => {
+    expect(acceptPageMessage(message({ data: { ...data, ns: 'react-devtools' } }), page)).toBeUndefined();
+  });
+
+  it('ignores another protocol version', () => {
+    expect(acceptPageMessage(message({ data: { ...data, v: 2 } }), page)).toBeUndefined();
+    expect(acceptPageMessage(message({ data: { ...data, v: '1' } }), page)).toBeUndefined();
+  });
+
+  it('ignores unknown kinds, and the relay’s own ready message', () => {
+    expect(acceptPageMessage(message({ data: { ...data, kind: 'eval' } }), page)).toBeUndefined();
+    expect(acceptPageMessage(message({ data: { ...data, kind: 'relay-ready' } }), page)).toBeUndefined();
+  });
+
+  it('answers the hook’s hello', () => {
+    const hello = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'hook-hello' };
+    expect(acceptPageMessage(message({ data: hello }), page)).toEqual({ kind: 'hello' });
+  });
+
+  it('ignores data that is not a message object', () => {
+    for (const value of [null, 'retryline-devtools', 42, [data]]) {
+      expect(acceptPageMessage(message({ data: value }), page)).toBeUndefined();
+    }
+  });
+
+  it('ignores events that are not an array', () => {
+    expect(
+      acceptPageMessage(message({ data: { ...data, events: { 0: event, length: 1 } } }), page),
+    ).toBeUndefined();
+  });
+
+  it(`ignores a batch of more than ${MAX_BATCH} events, and accepts exactly ${MAX_BATCH}`, () => {
+    const over = { ...data, events: Array.from({ length: MAX_BATCH + 1 }, () => event) };
+    expect(acceptPageMessage(message({ data: over }), page)).toBeUndefined();
+    const full = { ...data, events: Array.from({ length: MAX_BATCH }, () => event) };
+    const accepted = acceptPageMessage(message({ data: full }), page);
+    expect(accepted?.kind === 'events' && accepted.message.events).toHaveLength(MAX_BATCH);
+  });
+
+  it('drops an event over 16 KB as JSON and keeps the others', () => {
+    const big = { ...event, requestId: 'x'.repeat(MAX_EVENT_BYTES) };
+    const accepted = acceptPageMessage(message({ data: { ...data, events: [event, big, event] } }), page);
+    expect(accepted).toMatchObject({ kind: 'events', dropped: 1, message: { events: [event, event] } });
+  });
+
+  it('drops events that are not JSON objects (cycles, BigInt, primitives)', () => {
+    const cyclic: Record<string, unknown> = { ...event };
+    cyclic.self = cyclic;
+    const accepted = acceptPageMessage(
+      message({ data: { ...data, events: [cyclic, { ...event, n: 1n }, 'text', null, [event], event] } }),
+      page,
+    );
+    expect(accepted).toMatchObject({ kind: 'events', dropped: 5, message: { events: [event] } });
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The relay's gate (DESIGN §10): which `message` events of a page are Retryline's, as a pure
+ * function of the event and the page's location. Everything else is ignored silently. The data
+ * read here is a structured clone made by `postMessage`, so no page getter or function can run;
+ * each event is turned into plain JSON before it goes further.
+ */
+
+import {
+  MAX_BATCH,
+  MAX_EVENT_BYTES,
+  NAMESPACE,
+  PROTOCOL_VERSION,
+  type RelayMessage,
+  type RelayReadyMessage,
+} from '../shared/protocol';
+
+/** The relay's answer to the hook (see {@link RelayReadyMessage}). */
+export const RELAY_READY: RelayReadyMessage = Object.freeze({
+  ns: NAMESPACE,
+  v: PROTOCOL_VERSION,
+  kind: 'relay-ready',
+});
+
+/** The parts of a `MessageEvent` the gate reads. */
+export interface MessageEventLike {
+  readonly source: unknown;
+  readonly origin: string;
+  readonly data: unknown;
+}
+
+/** The page the relay runs in: its window (the only accepted source) and its location. */
+export interface PageLike {
+  readonly window: unknown;
+  readonly location: { readonly origin: string; readonly protocol: string };
+}
+
+/** What the relay does with an accepted message. */
+export type Accepted =
+  | { readonly kind: 'events'; readonly message: RelayMessage; readonly dropped: number }
+  | { readonly kind: 'hello' };
+
+/**
+ * An opaque origin (`file:`, a sandboxed frame, `data:`) has no string that names it: the page
+ * posts with `*` and the event's origin is `"null"` (Chrome reports `file://` for files).
+ */
+function originMatches(eventOrigin: string, location: PageLike['location']): boolean {
+  if (eventOrigin === location.origin) return true;
+  const opaque = location.origin === 'null' || location.protocol === 'file:';
+  return opaque && (eventOrigin === 'null' || eventOrigin === 'file://');
+}
+
+/** The event as plain JSON, or `undefined` when it is not JSON or is larger than {@link MAX_EVENT_BYTES}. */
+export function toPlainEvent(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  let json: string | undefined;
+  try {
+    // A structured clone can still hold a cycle, a BigInt or a Map: JSON refuses or flattens them.
+    json = JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+  if (json === undefined || json.length > MAX_EVENT_BYTES) return undefined;
+  return JSON.parse(json);
+}
+
+/**
+ * Checks a page message: it must come from this very window (`event.source === window`: not
+ * another frame or a popup), from this origin, carry Retryline's namespace and protocol version,
+ * and be a known kind. An `events` message must hold an array of at most {@link MAX_BATCH};
+ * events larger than {@link MAX_EVENT_BYTES} as JSON are dropped one by one.
+ */
+export function acceptPageMessage(event: MessageEventLike, page: PageLike): Accepted | undefined {
+  if (event.source !== page.window || !originMatches(event.origin, page.location)) return undefined;
+  const data = event.data;
+  if (typeof data !== 'object' || data === null) return undefined;
+  const { ns, v, kind } = data as { ns?: unknown; v?: unknown; kind?: unknown };
+  if (ns !== NAMESPACE || v !== PROTOCOL_VERSION) return undefined;
+  if (kind === 'hook-hello') return { kind: 'hello' };
+  if (kind !== 'events') return undefined;
+  const events = (data as { events?: unknown }).events;
+  if (!Array.isArray(events) || events.length > MAX_BATCH) return undefined;
+  const plain: unknown[] = [];
+  for (const value of events) {
+    const event = toPlainEvent(value);
+    if (event !== undefined) plain.push(event);
+  }
+  return {
+    kind: 'events',
+    message: { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'events', events: plain },
+    dropped: events.length - plain.length,
+  };
+}

@@ -1,0 +1,234 @@
+/**
+ * The service worker (DESIGN §10): keeps each tab's ring of recent requests, mirrors it to
+ * `storage.session` so a suspended or killed worker loses nothing it recorded more than a write
+ * ago, resets it on navigation (unless Preserve log), drops it when the tab closes, and feeds the
+ * panels. Every listener is registered synchronously at the top level, as MV3 requires for a
+ * worker woken by an event.
+ */
+
+import browser, { type Runtime } from 'webextension-polyfill';
+import { PANEL_PORT, type WorkerUpdate } from '../shared/protocol';
+import { sanitizeEvents } from '../shared/schema';
+import { isRelayMessage, originOf, parsePanelRequest } from './messages';
+import { chunkKeysOf, indexKey, planWrite, restoreTabLog } from './persistence';
+import { appendEvents, clearLog, createTabLog, navigate, type TabLog, updateSettings } from './store';
+
+/** How long changes gather before one write: a request is stored at most this long after it happened. */
+const WRITE_DELAY_MS = 100;
+
+const logs = new Map<number, TabLog>();
+const loading = new Map<number, Promise<TabLog | undefined>>();
+const panels = new Map<number, Set<Runtime.Port>>();
+const dirty = new Set<number>();
+/** Tabs closed while this worker lives: a restore still in flight must not bring one back. Chrome never reuses a tab id. */
+const closed = new Set<number>();
+let writeTimer: ReturnType<typeof setTimeout> | undefined;
+
+function warn(what: string, error: unknown): void {
+  console.warn(`[Retryline] ${what}:`, error);
+}
+
+async function load(tabId: number): Promise<TabLog | undefined> {
+  try {
+    const key = indexKey(tabId);
+    const index = (await browser.storage.session.get(key))[key];
+    const chunks = chunkKeysOf(tabId, index);
+    if (!chunks) return undefined;
+    const stored = chunks.length > 0 ? await browser.storage.session.get(chunks) : {};
+    return restoreTabLog(tabId, index, stored);
+  } catch (error) {
+    warn(`could not restore tab ${tabId}`, error);
+    return undefined;
+  }
+}
+
+/**
+ * Runs `use` on a tab's log: at once when it is in memory, else after restoring it (the worker
+ * was woken). Calls for one tab run in the order they were made, since all of them wait on the
+ * same restore. With `create` false a tab with no log is left alone (a navigation of a tab that
+ * never had a Retryline event need not be stored).
+ */
+function withTab(tabId: number, create: boolean, use: (log: TabLog) => void): void {
+  const run = (log: TabLog) => {
+    try {
+      use(log);
+    } catch (error) {
+      warn(`tab ${tabId}`, error);
+    }
+  };
+  if (closed.has(tabId)) return;
+  const log = logs.get(tabId);
+  if (log) {
+    run(log);
+    return;
+  }
+  let pending = loading.get(tabId);
+  if (!pending) {
+    pending = load(tabId);
+    loading.set(tabId, pending);
+  }
+  void pending.then((stored) => {
+    loading.delete(tabId);
+    if (closed.has(tabId)) return;
+    let current = logs.get(tabId);
+    if (!current) {
+      current = stored ?? (create ? createTabLog() : undefined);
+      if (!current) return;
+      logs.set(tabId, current);
+      if (!stored) {
+        // Store the new log's index, so that a navigation after a restart finds the tab.
+        current.settingsChanged = true;
+        persist(tabId);
+      }
+    }
+    run(current);
+  });
+}
+
+let warnedOnWrite = false;
+
+function write(): void {
+  clearTimeout(writeTimer);
+  writeTimer = undefined;
+  for (const tabId of dirty) {
+    const log = logs.get(tabId);
+    const plan = log && planWrite(tabId, log);
+    if (!plan) continue;
+    // Both calls are made now, in this order: storage applies calls in the order they are made.
+    const done = [browser.storage.session.set(plan.set)];
+    if (plan.remove.length > 0) done.push(browser.storage.session.remove(plan.remove));
+    Promise.all(done).catch((error: unknown) => {
+      // Most likely the session quota (10 MB in Chrome). The rows stay in memory and the index
+      // written next lists only what it can; a restart would lose the chunks that failed.
+      if (!warnedOnWrite) warn('could not save the timeline', error);
+      warnedOnWrite = true;
+    });
+  }
+  dirty.clear();
+}
+
+/**
+ * Marks a tab's log for writing: within {@link WRITE_DELAY_MS} (a throttle, not a debounce, so a
+ * steady stream of events is still written), or at once for settings.
+ */
+function persist(tabId: number, now = false): void {
+  dirty.add(tabId);
+  if (now) write();
+  else writeTimer ??= setTimeout(write, WRITE_DELAY_MS);
+}
+
+function broadcast(tabId: number, update: WorkerUpdate): void {
+  const ports = panels.get(tabId);
+  if (!ports) return;
+  for (const port of ports) {
+    try {
+      port.postMessage(update);
+    } catch {
+      ports.delete(port);
+    }
+  }
+}
+
+// Events from the relay of a page (any frame) of a tab.
+browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.MessageSender) => {
+  const tabId = sender.tab?.id;
+  if (sender.id !== browser.runtime.id || typeof tabId !== 'number' || tabId < 0) return;
+  if (!isRelayMessage(message)) return;
+  const events = sanitizeEvents(message.events);
+  if (events.length === 0) return;
+  const fromUrl = originOf(sender.url);
+  // An about:blank or srcdoc frame has no origin in its URL; Chrome's `sender.origin` has it.
+  const senderOrigin = (sender as { origin?: unknown }).origin;
+  const origin = fromUrl !== 'null' || typeof senderOrigin !== 'string' ? fromUrl : senderOrigin;
+  withTab(tabId, true, (log) => {
+    const added = appendEvents(log, events, origin);
+    if (added.length === 0) return;
+    persist(tabId);
+    broadcast(tabId, { kind: 'append', tabId, entries: added });
+  });
+});
+
+// A new document in a tab's top frame: the boundary between pages.
+browser.webNavigation.onCommitted.addListener((details) => {
+  // frameId 0 is the top frame; a tab id of -1 is a document outside any tab.
+  if (details.frameId !== 0 || details.tabId < 0) return;
+  const { tabId } = details;
+  withTab(tabId, false, (log) => {
+    const { cleared, added } = navigate(log, details.url, details.timeStamp);
+    if (!cleared && added.length === 0) return;
+    persist(tabId);
+    if (cleared) broadcast(tabId, { kind: 'cleared', tabId });
+    if (added.length > 0) broadcast(tabId, { kind: 'append', tabId, entries: added });
+  });
+});
+
+browser.tabs.onRemoved.addListener((tabId) => {
+  closed.add(tabId);
+  logs.delete(tabId);
+  loading.delete(tabId);
+  dirty.delete(tabId);
+  const key = indexKey(tabId);
+  browser.storage.session
+    .get(key)
+    .then((stored) => browser.storage.session.remove([key, ...(chunkKeysOf(tabId, stored[key]) ?? [])]))
+    .catch((error: unknown) => warn('could not forget a closed tab', error));
+});
+
+/** A page of this extension: the devtools panel (any other sender, a content script included, is refused). */
+function isOwnPage(sender: Runtime.MessageSender | undefined): boolean {
+  return (
+    sender?.id === browser.runtime.id &&
+    typeof sender.url === 'string' &&
+    sender.url.startsWith(browser.runtime.getURL(''))
+  );
+}
+
+browser.runtime.onConnect.addListener((port) => {
+  if (port.name !== PANEL_PORT || !isOwnPage(port.sender)) {
+    port.disconnect();
+    return;
+  }
+  let subscribed: number | undefined;
+  const unsubscribe = () => {
+    if (subscribed === undefined) return;
+    panels.get(subscribed)?.delete(port);
+    if (panels.get(subscribed)?.size === 0) panels.delete(subscribed);
+    subscribed = undefined;
+  };
+  port.onDisconnect.addListener(unsubscribe);
+  port.onMessage.addListener((message: unknown) => {
+    const request = parsePanelRequest(message);
+    if (!request) return;
+    const { tabId } = request;
+    switch (request.kind) {
+      case 'subscribe':
+        unsubscribe();
+        subscribed = tabId;
+        if (!panels.has(tabId)) panels.set(tabId, new Set());
+        panels.get(tabId)?.add(port);
+        withTab(tabId, true, (log) => {
+          if (subscribed !== tabId) return;
+          try {
+            port.postMessage({ kind: 'snapshot', tabId, entries: log.entries, settings: log.settings });
+          } catch {
+            unsubscribe();
+          }
+        });
+        break;
+      case 'clear':
+        withTab(tabId, true, (log) => {
+          clearLog(log);
+          persist(tabId);
+          broadcast(tabId, { kind: 'cleared', tabId });
+        });
+        break;
+      case 'settings':
+        withTab(tabId, true, (log) => {
+          updateSettings(log, request.settings);
+          persist(tabId, true);
+          broadcast(tabId, { kind: 'settings', tabId, settings: log.settings });
+        });
+        break;
+    }
+  });
+});
