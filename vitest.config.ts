@@ -10,7 +10,12 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
+    include: [
+      'packages/*/src/**/*.test.ts',
+      'test/**/*.test.ts',
+      'examples/**/*.test.ts',
+      'extension/src/**/*.test.{ts,tsx}',
+    ],
     restoreMocks: true,
     // CI also writes a JSON report, from which .ci/run prints its closing pass/fail counts.
     reporters: process.env.CI

@@ -1,0 +1,324 @@
+import { describe, expect, it } from 'vitest';
+import type { TimelineEntry } from '../shared/protocol';
+import { parseImport, RETRYLINE_VERSION, rowEvents, toHar, toRecording } from './export';
+import { API, ev, ORIGIN, scenario } from './fixtures';
+import { foldTimeline, type Timeline } from './timeline';
+
+function imported(text: string): TimelineEntry[] {
+  const result = parseImport(text);
+  if ('error' in result) throw new Error(result.error);
+  return result.entries;
+}
+
+/** Everything the panel shows of a timeline (not its bookkeeping). */
+function shown(timeline: Timeline) {
+  return { rows: timeline.rows, navigations: timeline.navigations, lanes: timeline.lanes };
+}
+
+describe('toRecording', () => {
+  it('wraps the entries as a version 1 recording', () => {
+    const entries = scenario();
+    const recording = toRecording(entries, 'tab 7', new Date(Date.UTC(2025, 0, 2, 3, 4, 5)));
+    expect(recording).toEqual({
+      format: 'retryline-recording',
+      version: 1,
+      recordedAt: '2025-01-02T03:04:05.000Z',
+      source: 'tab 7',
+      entries,
+    });
+  });
+});
+
+describe('toHar', () => {
+  const har = toHar(foldTimeline(scenario()));
+
+  it('is a HAR 1.2 log created by Retryline', () => {
+    expect(har.log.version).toBe('1.2');
+    expect(har.log.creator).toEqual({ name: 'Retryline', version: RETRYLINE_VERSION });
+    expect(RETRYLINE_VERSION).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('has one entry per attempt', () => {
+    expect(har.log.entries.map((e) => [e._retry.requestId, e._retry.attempt])).toEqual([
+      ['r1', 1],
+      ['r1', 2],
+      ['r1', 3],
+      ['r3', 1],
+    ]);
+  });
+
+  it('describes each attempt in HAR’s own fields', () => {
+    const [first] = har.log.entries;
+    expect(first).toMatchObject({
+      startedDateTime: new Date(1100).toISOString(),
+      time: 50,
+      request: {
+        method: 'GET',
+        url: `${API}/orders?page=*`,
+        httpVersion: '',
+        headers: [
+          { name: 'accept', value: 'application/json' },
+          { name: 'authorization', value: '[redacted]' },
+        ],
+        queryString: [{ name: 'page', value: '*' }],
+        cookies: [],
+        headersSize: -1,
+        bodySize: -1,
+      },
+      response: {
+        status: 503,
+        statusText: '',
+        httpVersion: '',
+        headers: [
+          { name: 'retry-after', value: '2' },
+          { name: 'set-cookie', value: '[redacted]' },
+        ],
+        cookies: [],
+        content: { size: 0, mimeType: '' },
+        redirectURL: '',
+        headersSize: -1,
+        bodySize: -1,
+      },
+      cache: {},
+      timings: { send: 0, wait: 50, receive: 0 },
+    });
+  });
+
+  it('gives a transport failure status 0 and its error', () => {
+    const second = har.log.entries[1];
+    expect(second?.response.status).toBe(0);
+    expect(second?.response._error).toBe('TypeError: fetch failed');
+    expect(second?._retry).toMatchObject({ attemptOutcome: 'error', phase: 'unknown' });
+  });
+
+  it('tells the retry story in _retry: the request, the attempt, and the wait before it', () => {
+    expect(har.log.entries[0]?._retry).toMatchObject({
+      requestId: 'r1',
+      attempt: 1,
+      attempts: 3,
+      outcome: 'success',
+      client: 'fetch',
+      guardWaits: [{ guard: 'limiter', key: API, waited: 100, t: 1099 }],
+    });
+    expect(har.log.entries[0]?._retry.waitBefore).toBeUndefined();
+    expect(har.log.entries[1]?._retry.waitBefore).toEqual({
+      start: 1150,
+      delay: 2000,
+      reason: 'retry-after',
+      strategy: 'exponential',
+      jitter: 'full',
+      raw: 100,
+      capped: 100,
+      hint: { source: 'retry-after', delay: 2000 },
+    });
+    expect(har.log.entries[2]?._retry.waitBefore).toMatchObject({ delay: 412, reason: 'backoff' });
+  });
+
+  it('keeps what has no attempt (a refused request, lanes, navigations) in the log’s _retry', () => {
+    expect(har.log._retry.rows).toEqual([
+      { index: 1, source: ORIGIN, events: rowEvents(foldTimeline(scenario()).rows[1] as never) },
+    ]);
+    expect(har.log._retry.navigations).toEqual([{ url: `${ORIGIN}/checkout`, t: 3800, beforeRow: 2 }]);
+    expect(har.log._retry.lanes[0]?.breaker).toEqual([
+      { t: 3700, from: 'closed', to: 'open' },
+      { t: 8700, from: 'open', to: 'half-open' },
+    ]);
+  });
+
+  it('survives JSON (an unbounded backoff becomes null)', () => {
+    const timeline = foldTimeline([
+      ev('x', {
+        type: 'retry-scheduled',
+        t: 1,
+        attempt: 2,
+        retry: 1,
+        delay: 5,
+        reason: 'backoff',
+        strategy: 'exponential',
+        jitter: 'none',
+        raw: Number.POSITIVE_INFINITY,
+        capped: 5,
+      }),
+      ev('x', { type: 'attempt-start', t: 6, attempt: 2 }),
+    ]);
+    const parsed = JSON.parse(JSON.stringify(toHar(timeline)));
+    expect(parsed.log.entries[0]._retry.waitBefore.raw).toBeNull();
+  });
+});
+
+describe('export → import round trip', () => {
+  it('gives identical rows through a JSON recording', () => {
+    const entries = scenario();
+    const text = JSON.stringify(toRecording(entries, 'test'));
+    expect(shown(foldTimeline(imported(text)))).toEqual(shown(foldTimeline(entries)));
+  });
+
+  it('gives identical rows, lanes and separators through HAR', () => {
+    const timeline = foldTimeline(scenario());
+    const text = JSON.stringify(toHar(timeline));
+    const result = parseImport(text);
+    expect(result).toMatchObject({ format: 'har', skipped: 0 });
+    expect(shown(foldTimeline(imported(text)))).toEqual(shown(timeline));
+  });
+
+  it('keeps partial rows through HAR: a dropped start, a running attempt, a wait no attempt followed', () => {
+    const entries = [
+      ...scenario().slice(3, 6), // r1 without its start: attempt 1's end, a budget sample, a wait
+      ev('r4', { type: 'request-start', t: 5000, client: 'retry', operation: 'sync' }),
+      ev('r4', { type: 'attempt-start', t: 5001, attempt: 1 }),
+      ev('r5', {
+        type: 'retry-scheduled',
+        t: 6000,
+        attempt: 2,
+        retry: 1,
+        delay: 10,
+        reason: 'rate-limit-reset',
+        strategy: 'custom',
+        jitter: 'none',
+        raw: Number.POSITIVE_INFINITY,
+        capped: 10,
+        hint: { source: 'x-ratelimit-reset', delay: 10 },
+      }),
+      ev('r5', { type: 'guard-wait', t: 6015, attempt: 2, guard: 'pacing', key: API, waited: 5 }),
+    ];
+    const timeline = foldTimeline(entries);
+    const text = JSON.stringify(toHar(timeline));
+    expect(shown(foldTimeline(imported(text)))).toEqual(shown(timeline));
+  });
+
+  it('reads a HAR that has only the basic _retry fields', () => {
+    const har = {
+      log: {
+        version: '1.2',
+        entries: [
+          {
+            startedDateTime: new Date(1000).toISOString(),
+            time: 20,
+            request: { method: 'GET', url: `${API}/x`, headers: [] },
+            response: { status: 503, headers: [{ name: 'Retry-After', value: '1' }] },
+            _retry: { requestId: 'q', attempt: 1, attempts: 2, outcome: 'success', client: 'fetch' },
+          },
+          {
+            startedDateTime: new Date(2020).toISOString(),
+            time: 10,
+            request: { method: 'GET', url: `${API}/x`, headers: [] },
+            response: { status: 200, headers: [] },
+            _retry: {
+              requestId: 'q',
+              attempt: 2,
+              attempts: 2,
+              outcome: 'success',
+              client: 'fetch',
+              waitBefore: { delay: 1000, reason: 'retry-after', strategy: 'exponential', jitter: 'full' },
+            },
+          },
+        ],
+      },
+    };
+    const [row] = foldTimeline(imported(JSON.stringify(har))).rows;
+    expect(row).toMatchObject({
+      requestId: 'q',
+      client: 'fetch',
+      method: 'GET',
+      outcome: 'success',
+      status: 200,
+    });
+    expect(row?.attempts.map((a) => [a.n, a.status, a.outcome])).toEqual([
+      [1, 503, 'retry'],
+      [2, 200, 'success'],
+    ]);
+    expect(row?.attempts[0]?.responseHeaders).toEqual({ 'retry-after': '1' });
+    expect(row?.waits[0]).toMatchObject({ afterAttempt: 1, delay: 1000, start: 1020, raw: 1000 });
+  });
+});
+
+describe('parseImport', () => {
+  it('reads a bare array of events or entries', () => {
+    const events = scenario().flatMap((e) => (e.type === 'event' ? [e.event] : []));
+    const result = parseImport(JSON.stringify(events));
+    expect(result).toMatchObject({ format: 'events', skipped: 0 });
+    expect(foldTimeline(imported(JSON.stringify(events))).rows.map((r) => r.requestId)).toEqual([
+      'r1',
+      'r2',
+      'r3',
+    ]);
+  });
+
+  it.each([
+    ['not JSON', 'not json {', /not JSON/],
+    ['a number', '42', /got a JSON value/],
+    ['null', 'null', /got a JSON value/],
+    ['an unrelated object', '{"hello":"world"}', /found neither/],
+    ['another recording version', '{"format":"retryline-recording","version":2,"entries":[]}', /version 2/],
+    ['a recording without entries', '{"format":"retryline-recording","version":1}', /no entries/],
+    ['a HAR without _retry', '{"log":{"version":"1.2","entries":[{"request":{}}]}}', /no Retryline data/],
+    ['only invalid entries', '[{"type":"event","event":{"v":1}}, 3, "x"]', /None of the file's 3 entries/],
+  ])('rejects %s with a message', (_, text, message) => {
+    const result = parseImport(text);
+    expect(result).toHaveProperty('error');
+    expect('error' in result && result.error).toMatch(message);
+  });
+
+  it('rejects a file over the size cap before parsing it', () => {
+    const result = parseImport(' '.repeat(64 * 1024 * 1024 + 1));
+    expect('error' in result && result.error).toMatch(/too large/);
+  });
+
+  it('skips and counts invalid entries, keeping the valid ones', () => {
+    const entries: unknown[] = [
+      ...scenario().slice(0, 3),
+      {
+        type: 'event',
+        event: { v: 2, type: 'request-start', requestId: 'z', t: 1, client: 'x' },
+        origin: ORIGIN,
+      },
+      {
+        type: 'event',
+        event: { v: 1, type: 'attempt-start', requestId: 'z', t: 'soon', attempt: 1 },
+        origin: ORIGIN,
+      },
+      { type: 'event', event: { v: 1, type: 'no-such-event', requestId: 'z', t: 1 }, origin: ORIGIN },
+      {
+        type: 'event',
+        event: { v: 1, type: 'attempt-start', requestId: 'z', t: 1e300, attempt: 1 },
+        origin: ORIGIN,
+      },
+      { type: 'navigation', url: 42, t: 1 },
+      'string',
+      null,
+    ];
+    const result = parseImport(JSON.stringify({ format: 'retryline-recording', version: 1, entries }));
+    expect(result).toMatchObject({ skipped: 7 });
+    expect('entries' in result && result.entries).toHaveLength(3);
+  });
+
+  it('keeps imported data as inert text: no prototype pollution, no code run', () => {
+    // Raw JSON: JSON.parse makes "__proto__" an own property, which a careless copy would turn into a prototype.
+    const text = `[
+      {"v":1,"type":"request-start","requestId":"evil","t":1,"client":"<script>alert(1)</script>",
+       "url":"javascript:alert(1)","__proto__":{"polluted":true}},
+      {"v":1,"type":"attempt-start","requestId":"evil","t":2,"attempt":1,
+       "headers":{"__proto__":{"polluted":true},"ok":"y"}}
+    ]`;
+    const rows = foldTimeline(imported(text)).rows;
+    expect(rows[0]?.client).toBe('<script>alert(1)</script>');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(rows[0]?.attempts[0]?.requestHeaders)).toBe(Object.prototype);
+    expect(rows[0]?.attempts[0]?.requestHeaders).toEqual({ ok: 'y' });
+    expect((rows[0] as unknown as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('removes credentials from imported URLs', () => {
+    const text = JSON.stringify([
+      {
+        v: 1,
+        type: 'request-start',
+        requestId: 'a',
+        t: 1,
+        client: 'fetch',
+        url: 'https://user:pw@api.example/x',
+      },
+    ]);
+    expect(foldTimeline(imported(text)).rows[0]?.url).toBe('https://api.example/x');
+  });
+});

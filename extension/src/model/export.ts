@@ -1,0 +1,808 @@
+/**
+ * Export and import: a {@link Recording} (the timeline's own entries, what `retryline view`
+ * opens) and HAR 1.2 (one entry per attempt, with the retry story in `_retry` fields, so other
+ * HAR tools see the attempts and Retryline can rebuild the rows from them).
+ *
+ * Imports are untrusted: text is size-capped and parsed with `JSON.parse` only, and every event is
+ * rebuilt through the worker's event schema, so an import can only ever produce what a page could.
+ */
+
+import type {
+  AttemptPhase,
+  BackoffStrategy,
+  DelayReason,
+  ErrorSummary,
+  JitterType,
+  Recording,
+  RetrylineEvent,
+} from '@retryline/core';
+// A named import, so bundles take the version alone (esbuild tree-shakes JSON properties).
+import { version as packageVersion } from '../../package.json';
+import type { TimelineEntry } from '../shared/protocol';
+import { stripUserinfo, validateEvent } from '../shared/schema';
+import type {
+  AttemptRow,
+  AttemptState,
+  BreakerStateName,
+  GuardWaitRow,
+  NavigationMark,
+  RequestRow,
+  RowOutcome,
+  Timeline,
+  WaitRow,
+} from './timeline';
+
+/** The version HAR files name as their creator's. */
+export const RETRYLINE_VERSION: string = packageVersion;
+/** The longest import read, in characters (about 64 MB of ASCII). */
+export const MAX_IMPORT_CHARS = 64 * 1024 * 1024;
+/** The most entries (or HAR entries) an import may hold. */
+export const MAX_IMPORT_ENTRIES = 500_000;
+
+/** The timeline's entries as a Recording. `recordedAt` is the export's time unless given. */
+export function toRecording(
+  entries: readonly TimelineEntry[],
+  source: string,
+  recordedAt: Date = new Date(),
+): Recording {
+  return { format: 'retryline-recording', version: 1, recordedAt: recordedAt.toISOString(), source, entries };
+}
+
+/** A file name for an export, e.g. `retryline-2025-01-31T12-00-00.har`. */
+export function exportFileName(kind: 'json' | 'har', at: Date = new Date()): string {
+  return `retryline-${at.toISOString().slice(0, 19).replaceAll(':', '-')}.${kind}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/); custom fields start with `_`.
+
+export interface HarNameValue {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** How a wait was computed; `raw` is `null` for an unbounded backoff (JSON has no Infinity). */
+export interface HarWait {
+  readonly start: number;
+  readonly delay: number;
+  readonly reason: DelayReason;
+  readonly strategy: BackoffStrategy | 'custom';
+  readonly jitter: JitterType;
+  readonly raw: number | null;
+  readonly capped: number;
+  readonly hint?: { readonly source: string; readonly delay: number };
+}
+
+export interface HarGuardWait {
+  readonly guard: GuardWaitRow['guard'];
+  readonly key: string;
+  readonly waited: number;
+  readonly t: number;
+}
+
+/** What an attempt's HAR entry says about its request as a whole (the same on every attempt). */
+export interface HarRequestSummary {
+  /** The row's position, so an import keeps the order. */
+  readonly index: number;
+  /** The origin of the page or process the events came from. */
+  readonly source: string;
+  /** Whether the request's start was recorded (`start` is otherwise inferred). */
+  readonly complete: boolean;
+  readonly start: number;
+  readonly end?: number;
+  readonly operation?: string;
+  readonly method: string;
+  readonly url: string;
+  readonly status?: number;
+  readonly error?: ErrorSummary;
+  readonly totalDelay?: number;
+  readonly duration?: number;
+}
+
+/** The `_retry` field of a HAR entry. */
+export interface HarRetry {
+  readonly requestId: string;
+  /** This entry's attempt number. */
+  readonly attempt: number;
+  /** How many attempts the request made. */
+  readonly attempts: number;
+  /** How the request ended. */
+  readonly outcome: RowOutcome;
+  readonly client: string;
+  /** The wait before this attempt. */
+  readonly waitBefore?: HarWait;
+  /** Guards that held this attempt back. */
+  readonly guardWaits?: readonly HarGuardWait[];
+  /** How this attempt ended. */
+  readonly attemptOutcome: AttemptState;
+  /** Exact attempt times (epoch ms; `startedDateTime` is rounded to the millisecond). */
+  readonly start: number;
+  readonly end?: number;
+  readonly phase?: AttemptPhase;
+  readonly error?: ErrorSummary;
+  readonly request: HarRequestSummary;
+}
+
+export interface HarEntry {
+  readonly startedDateTime: string;
+  readonly time: number;
+  readonly request: {
+    readonly method: string;
+    readonly url: string;
+    readonly httpVersion: string;
+    readonly headers: readonly HarNameValue[];
+    readonly queryString: readonly HarNameValue[];
+    readonly cookies: readonly never[];
+    readonly headersSize: -1;
+    readonly bodySize: -1;
+  };
+  readonly response: {
+    readonly status: number;
+    readonly statusText: string;
+    readonly httpVersion: string;
+    readonly headers: readonly HarNameValue[];
+    readonly cookies: readonly never[];
+    readonly content: { readonly size: 0; readonly mimeType: '' };
+    readonly redirectURL: '';
+    readonly headersSize: -1;
+    readonly bodySize: -1;
+    /** Chrome's field for a request that got no response. */
+    readonly _error?: string;
+  };
+  readonly cache: Record<string, never>;
+  readonly timings: { readonly send: 0; readonly wait: number; readonly receive: 0 };
+  readonly _retry: HarRetry;
+}
+
+/** What the HAR's entries cannot carry: navigations, lanes, and request parts without an attempt. */
+export interface HarLogRetry {
+  readonly version: 1;
+  readonly navigations: readonly NavigationMark[];
+  readonly lanes: readonly {
+    readonly key: string;
+    readonly breaker: readonly {
+      readonly t: number;
+      readonly from: BreakerStateName;
+      readonly to: BreakerStateName;
+    }[];
+    readonly budget: readonly { readonly t: number; readonly remaining: number; readonly allowed: boolean }[];
+  }[];
+  /** Events of rows with no attempt (a request the breaker refused), or of waits no attempt followed. */
+  readonly rows: readonly {
+    readonly index: number;
+    readonly source: string;
+    readonly events: readonly RetrylineEvent[];
+  }[];
+}
+
+export interface Har {
+  readonly log: {
+    readonly version: '1.2';
+    readonly creator: { readonly name: 'Retryline'; readonly version: string };
+    readonly entries: readonly HarEntry[];
+    readonly _retry: HarLogRetry;
+  };
+}
+
+/** The timeline as HAR 1.2: one entry per attempt. */
+export function toHar(timeline: Timeline, version: string = RETRYLINE_VERSION): Har {
+  const entries: HarEntry[] = [];
+  const rows: HarLogRetry['rows'][number][] = [];
+  for (const row of timeline.rows) {
+    const attempted = new Set(row.attempts.map((a) => a.n));
+    const summary = requestSummary(row);
+    for (const attempt of row.attempts) entries.push(harEntry(row, attempt, summary));
+    // Whatever no attempt entry carries goes to the log's `_retry`.
+    const loose: RetrylineEvent[] = [];
+    if (row.attempts.length === 0) {
+      const start = startEvent(row);
+      if (start) loose.push(start);
+      const end = endEvent(row);
+      if (end) loose.push(end);
+    }
+    for (const wait of row.waits) if (!attempted.has(wait.afterAttempt + 1)) loose.push(waitEvent(row, wait));
+    for (const g of row.guardWaits) if (!attempted.has(g.attempt)) loose.push(guardEvent(row, g));
+    if (loose.length > 0) rows.push({ index: row.index, source: row.source, events: loose });
+  }
+  return {
+    log: {
+      version: '1.2',
+      creator: { name: 'Retryline', version },
+      entries,
+      _retry: {
+        version: 1,
+        navigations: timeline.navigations,
+        lanes: timeline.lanes.map((lane) => ({
+          key: lane.key,
+          breaker: lane.breaker.map(({ t, from, to }) => ({ t, from, to })),
+          budget: lane.budget.map(({ t, remaining, allowed }) => ({ t, remaining, allowed })),
+        })),
+        rows,
+      },
+    },
+  };
+}
+
+function requestSummary(row: RequestRow): HarRequestSummary {
+  return {
+    index: row.index,
+    source: row.source,
+    complete: row.complete,
+    start: row.start,
+    ...(row.end === undefined ? {} : { end: row.end }),
+    ...(row.operation === undefined ? {} : { operation: row.operation }),
+    method: row.method,
+    url: row.url,
+    ...(row.outcome === 'pending' || row.status === undefined ? {} : { status: row.status }),
+    ...(row.error === undefined ? {} : { error: row.error }),
+    ...(row.totalDelay === undefined ? {} : { totalDelay: row.totalDelay }),
+    ...(row.duration === undefined ? {} : { duration: row.duration }),
+  };
+}
+
+function harEntry(row: RequestRow, attempt: AttemptRow, request: HarRequestSummary): HarEntry {
+  const time = attempt.end === undefined ? 0 : Math.max(0, attempt.end - attempt.start);
+  const wait = row.waits.find((w) => w.afterAttempt === attempt.n - 1);
+  const guards = row.guardWaits.filter((g) => g.attempt === attempt.n);
+  const noResponse = attempt.status === undefined && attempt.error !== undefined;
+  return {
+    startedDateTime: isoTime(attempt.start),
+    time,
+    request: {
+      method: row.method,
+      url: row.url,
+      httpVersion: '',
+      headers: nameValues(attempt.requestHeaders),
+      queryString: queryString(row.url),
+      cookies: [],
+      headersSize: -1,
+      bodySize: -1,
+    },
+    response: {
+      // HAR's convention (Chrome's too): status 0 when no response came back.
+      status: attempt.status ?? 0,
+      statusText: '',
+      httpVersion: '',
+      headers: nameValues(attempt.responseHeaders),
+      cookies: [],
+      content: { size: 0, mimeType: '' },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: -1,
+      ...(noResponse && attempt.error ? { _error: `${attempt.error.name}: ${attempt.error.message}` } : {}),
+    },
+    cache: {},
+    timings: { send: 0, wait: time, receive: 0 },
+    _retry: {
+      requestId: row.requestId,
+      attempt: attempt.n,
+      attempts: row.attempts.length,
+      outcome: row.outcome,
+      client: row.client,
+      ...(wait === undefined ? {} : { waitBefore: harWait(wait) }),
+      ...(guards.length === 0
+        ? {}
+        : { guardWaits: guards.map(({ guard, key, waited, t }) => ({ guard, key, waited, t })) }),
+      attemptOutcome: attempt.outcome,
+      start: attempt.start,
+      ...(attempt.end === undefined ? {} : { end: attempt.end }),
+      ...(attempt.phase === undefined ? {} : { phase: attempt.phase }),
+      ...(attempt.error === undefined ? {} : { error: attempt.error }),
+      request,
+    },
+  };
+}
+
+function harWait(wait: WaitRow): HarWait {
+  return {
+    start: wait.start,
+    delay: wait.delay,
+    reason: wait.reason,
+    strategy: wait.strategy,
+    jitter: wait.jitter,
+    raw: Number.isFinite(wait.raw) ? wait.raw : null,
+    capped: wait.capped,
+    ...(wait.hint === undefined ? {} : { hint: wait.hint }),
+  };
+}
+
+// The largest time a Date can hold (ECMA-262 §21.4.1.22): beyond it toISOString throws.
+const MAX_DATE = 8.64e15;
+
+function isoTime(t: number): string {
+  return new Date(Number.isFinite(t) && Math.abs(t) <= MAX_DATE ? t : 0).toISOString();
+}
+
+function nameValues(headers: Readonly<Record<string, string>> | undefined): HarNameValue[] {
+  return headers === undefined ? [] : Object.entries(headers).map(([name, value]) => ({ name, value }));
+}
+
+function queryString(url: string): HarNameValue[] {
+  if (!url.includes('?')) return [];
+  try {
+    return [...new URL(url).searchParams].map(([name, value]) => ({ name, value }));
+  } catch {
+    return [];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows back to events.
+
+const base = (row: RequestRow, t: number) => ({ v: 1 as const, requestId: row.requestId, t });
+
+function startEvent(row: RequestRow): RetrylineEvent | undefined {
+  if (!row.complete) return undefined;
+  return {
+    ...base(row, row.start),
+    type: 'request-start',
+    client: row.client,
+    ...(row.operation === undefined ? {} : { operation: row.operation }),
+    ...(row.method === '' ? {} : { method: row.method }),
+    ...(row.url === '' ? {} : { url: row.url }),
+  };
+}
+
+function endEvent(row: RequestRow): RetrylineEvent | undefined {
+  if (row.end === undefined || row.outcome === 'pending') return undefined;
+  return {
+    ...base(row, row.end),
+    type: 'request-end',
+    outcome: row.outcome,
+    attempts: row.attempts.length,
+    totalDelay: row.totalDelay ?? 0,
+    duration: row.duration ?? 0,
+    ...(row.error === undefined ? {} : { error: row.error }),
+    ...(row.status === undefined ? {} : { status: row.status }),
+  };
+}
+
+function attemptEvents(row: RequestRow, attempt: AttemptRow): RetrylineEvent[] {
+  const events: RetrylineEvent[] = [
+    {
+      ...base(row, attempt.start),
+      type: 'attempt-start',
+      attempt: attempt.n,
+      ...(attempt.requestHeaders === undefined ? {} : { headers: attempt.requestHeaders }),
+    },
+  ];
+  if (attempt.end !== undefined && attempt.outcome !== 'pending') {
+    events.push({
+      ...base(row, attempt.end),
+      type: 'attempt-end',
+      attempt: attempt.n,
+      outcome: attempt.outcome,
+      duration: attempt.end - attempt.start,
+      ...(attempt.error === undefined ? {} : { error: attempt.error }),
+      ...(attempt.phase === undefined ? {} : { phase: attempt.phase }),
+      ...(attempt.status === undefined ? {} : { status: attempt.status }),
+      ...(attempt.responseHeaders === undefined ? {} : { headers: attempt.responseHeaders }),
+    });
+  }
+  return events;
+}
+
+function waitEvent(row: RequestRow, wait: WaitRow): RetrylineEvent {
+  return {
+    ...base(row, wait.start),
+    type: 'retry-scheduled',
+    attempt: wait.afterAttempt + 1,
+    retry: wait.afterAttempt,
+    delay: wait.delay,
+    reason: wait.reason,
+    strategy: wait.strategy,
+    jitter: wait.jitter,
+    raw: wait.raw,
+    capped: wait.capped,
+    ...(wait.hint === undefined ? {} : { hint: wait.hint }),
+  };
+}
+
+function guardEvent(row: RequestRow, g: GuardWaitRow): RetrylineEvent {
+  return {
+    ...base(row, g.t),
+    type: 'guard-wait',
+    attempt: g.attempt,
+    guard: g.guard,
+    key: g.key,
+    waited: g.waited,
+  };
+}
+
+/** Events that fold back into `row` (not the originals: one per fact the row holds). */
+export function rowEvents(row: RequestRow): RetrylineEvent[] {
+  const events: RetrylineEvent[] = [];
+  const start = startEvent(row);
+  if (start) events.push(start);
+  for (const g of row.guardWaits) events.push(guardEvent(row, g));
+  for (const attempt of row.attempts) events.push(...attemptEvents(row, attempt));
+  for (const wait of row.waits) events.push(waitEvent(row, wait));
+  const end = endEvent(row);
+  if (end) events.push(end);
+  return events;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import.
+
+export type ImportResult =
+  | {
+      readonly entries: TimelineEntry[];
+      readonly format: 'recording' | 'har' | 'events';
+      readonly skipped: number;
+    }
+  | { readonly error: string };
+
+/**
+ * Reads an exported file: a Recording, a HAR with `_retry` fields, or a bare array of entries or
+ * events. Anything malformed is skipped (and counted) or reported; nothing in it is executed.
+ */
+export function parseImport(text: string): ImportResult {
+  if (typeof text !== 'string') return { error: 'Expected the file as text.' };
+  if (text.length > MAX_IMPORT_CHARS) {
+    return { error: `The file is too large to import (more than ${MAX_IMPORT_CHARS / 1024 / 1024} MB).` };
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return { error: `The file is not JSON: ${(error as Error).message}` };
+  }
+  if (Array.isArray(data)) return readEntries(data, 'events');
+  if (!isRecord(data)) return { error: 'Expected a Retryline recording or a HAR file, got a JSON value.' };
+  if (own(data, 'format') === 'retryline-recording') {
+    if (own(data, 'version') !== 1) {
+      return { error: `Unsupported recording version ${String(own(data, 'version'))} (expected 1).` };
+    }
+    const entries = own(data, 'entries');
+    if (!Array.isArray(entries)) return { error: 'The recording has no entries array.' };
+    return readEntries(entries, 'recording');
+  }
+  const log = own(data, 'log');
+  if (isRecord(log) && Array.isArray(own(log, 'entries'))) return readHar(log);
+  return { error: 'Expected a Retryline recording or a HAR file: found neither "format" nor "log.entries".' };
+}
+
+function readEntries(values: readonly unknown[], format: 'recording' | 'events'): ImportResult {
+  if (values.length > MAX_IMPORT_ENTRIES) {
+    return { error: `The file has ${values.length} entries; at most ${MAX_IMPORT_ENTRIES} can be imported.` };
+  }
+  const entries: TimelineEntry[] = [];
+  let skipped = 0;
+  for (const value of values) {
+    const entry = readEntry(value);
+    if (entry) entries.push(entry);
+    else skipped++;
+  }
+  if (entries.length === 0 && skipped > 0)
+    return { error: `None of the file's ${skipped} entries is valid.` };
+  return { entries, format, skipped };
+}
+
+const MAX_TEXT = 2048;
+
+function readEntry(value: unknown): TimelineEntry | undefined {
+  if (!isRecord(value)) return undefined;
+  const type = own(value, 'type');
+  if (type === 'navigation') {
+    const url = own(value, 'url');
+    const t = own(value, 't');
+    if (typeof url !== 'string' || url.length > MAX_TEXT || !isTime(t)) return undefined;
+    return { type: 'navigation', url: stripUserinfo(url), t };
+  }
+  if (type === 'event') {
+    const event = readEvent(own(value, 'event'));
+    const origin = own(value, 'origin');
+    if (!event || typeof origin !== 'string' || origin.length > MAX_TEXT) return undefined;
+    return { type: 'event', event, origin };
+  }
+  // A bare event (a log of `onEvent` calls).
+  const event = readEvent(value);
+  return event ? { type: 'event', event, origin: 'import' } : undefined;
+}
+
+/** One event through the worker's schema, with times a Date can show. */
+function readEvent(value: unknown): RetrylineEvent | undefined {
+  const event = validateEvent(value);
+  return event && isTime(event.t) ? event : undefined;
+}
+
+function isTime(t: unknown): t is number {
+  return typeof t === 'number' && Number.isFinite(t) && Math.abs(t) <= MAX_DATE;
+}
+
+interface Group {
+  readonly requestId: string;
+  readonly order: number;
+  source: string;
+  summarised: boolean;
+  readonly events: RetrylineEvent[];
+}
+
+function readHar(log: object): ImportResult {
+  const harEntries = own(log, 'entries') as unknown[];
+  if (harEntries.length > MAX_IMPORT_ENTRIES) {
+    return {
+      error: `The HAR has ${harEntries.length} entries; at most ${MAX_IMPORT_ENTRIES} can be imported.`,
+    };
+  }
+  const groups = new Map<string, Group>();
+  let seen = 0;
+  const groupFor = (requestId: string, order: number, source: string): Group => {
+    let group = groups.get(requestId);
+    if (!group) {
+      group = { requestId, order, source, summarised: false, events: [] };
+      groups.set(requestId, group);
+    }
+    return group;
+  };
+  let skipped = 0;
+  let withRetry = 0;
+  for (const entry of harEntries) {
+    seen++;
+    const retry = isRecord(entry) ? own(entry, '_retry') : undefined;
+    if (!isRecord(entry) || !isRecord(retry)) {
+      skipped++;
+      continue;
+    }
+    withRetry++;
+    if (!readHarEntry(entry, retry, groupFor, seen)) skipped++;
+  }
+
+  const extra = own(log, '_retry');
+  const navigations: NavigationMark[] = [];
+  const laneEvents: TimelineEntry[] = [];
+  if (isRecord(extra)) {
+    const rows = arrayOf(own(extra, 'rows'));
+    for (const raw of rows) {
+      if (!isRecord(raw)) continue;
+      const index = own(raw, 'index');
+      const source = text(own(raw, 'source')) ?? 'import';
+      for (const value of arrayOf(own(raw, 'events'))) {
+        const event = readEvent(value);
+        if (!event) {
+          skipped++;
+          continue;
+        }
+        groupFor(
+          event.requestId,
+          typeof index === 'number' ? index : harEntries.length + seen++,
+          source,
+        ).events.push(event);
+      }
+    }
+    for (const raw of arrayOf(own(extra, 'navigations'))) {
+      if (!isRecord(raw)) continue;
+      const url = text(own(raw, 'url'));
+      const t = own(raw, 't');
+      const beforeRow = own(raw, 'beforeRow');
+      if (url === undefined || !isTime(t)) continue;
+      navigations.push({
+        url: stripUserinfo(url),
+        t,
+        beforeRow: typeof beforeRow === 'number' ? beforeRow : 0,
+      });
+    }
+    for (const lane of arrayOf(own(extra, 'lanes'))) {
+      if (!isRecord(lane)) continue;
+      const key = own(lane, 'key');
+      const candidates = [
+        ...arrayOf(own(lane, 'breaker')).map((x) => ({
+          type: 'breaker-state',
+          ...pick(x, ['t', 'from', 'to']),
+        })),
+        ...arrayOf(own(lane, 'budget')).map((x) => ({
+          type: 'budget',
+          ...pick(x, ['t', 'remaining', 'allowed']),
+        })),
+      ];
+      for (const candidate of candidates) {
+        const event = readEvent({ v: 1, requestId: `lane:${String(key)}`, key, ...candidate });
+        if (event) laneEvents.push({ type: 'event', event, origin: 'import' });
+      }
+    }
+  }
+  if (withRetry === 0 && groups.size === 0) {
+    return { error: 'This HAR has no Retryline data: none of its entries has a "_retry" field.' };
+  }
+
+  // Rows in their exported order, each navigation before the first row that followed it.
+  const ordered = [...groups.values()].sort((a, b) => a.order - b.order);
+  navigations.sort((a, b) => a.beforeRow - b.beforeRow);
+  const entries: TimelineEntry[] = [];
+  let nav = 0;
+  for (const group of ordered) {
+    while (nav < navigations.length && (navigations[nav] as NavigationMark).beforeRow <= group.order) {
+      const { url, t } = navigations[nav++] as NavigationMark;
+      entries.push({ type: 'navigation', url, t });
+    }
+    for (const event of group.events) entries.push({ type: 'event', event, origin: group.source });
+  }
+  for (const { url, t } of navigations.slice(nav)) entries.push({ type: 'navigation', url, t });
+  entries.push(...laneEvents);
+  return { entries, format: 'har', skipped };
+}
+
+/** Rebuilds one attempt's events (and, the first time, its request's) from a HAR entry. */
+function readHarEntry(
+  entry: object,
+  retry: object,
+  groupFor: (requestId: string, order: number, source: string) => Group,
+  position: number,
+): boolean {
+  const requestId = own(retry, 'requestId');
+  const n = own(retry, 'attempt');
+  if (typeof requestId !== 'string' || typeof n !== 'number') return false;
+  const request = isRecord(own(entry, 'request')) ? (own(entry, 'request') as object) : {};
+  const response = isRecord(own(entry, 'response')) ? (own(entry, 'response') as object) : {};
+  const summary = isRecord(own(retry, 'request')) ? (own(retry, 'request') as object) : undefined;
+
+  // Exact times from `_retry`; else from the HAR's own (rounded) fields.
+  const startedDateTime = own(entry, 'startedDateTime');
+  const harStart = typeof startedDateTime === 'string' ? Date.parse(startedDateTime) : Number.NaN;
+  const harTime = own(entry, 'time');
+  const start = numberOr(own(retry, 'start'), harStart);
+  const outcome = own(retry, 'outcome');
+  const attempts = own(retry, 'attempts');
+  const attemptOutcome =
+    own(retry, 'attemptOutcome') ??
+    (typeof attempts === 'number' && n < attempts ? 'retry' : outcome === 'success' ? 'success' : 'error');
+  const end = numberOr(
+    own(retry, 'end'),
+    attemptOutcome === 'pending' || typeof harTime !== 'number' ? Number.NaN : start + harTime,
+  );
+  if (!isTime(start)) return false;
+
+  const index = summary ? own(summary, 'index') : undefined;
+  const source = (summary && text(own(summary, 'source'))) ?? 'import';
+  const group = groupFor(requestId, typeof index === 'number' ? index : position, source);
+  const candidates: unknown[] = [];
+  const common = { v: 1, requestId };
+  const method = (summary ? own(summary, 'method') : undefined) ?? own(request, 'method');
+  const url = (summary ? own(summary, 'url') : undefined) ?? own(request, 'url');
+
+  if (!group.summarised) {
+    group.summarised = true;
+    const complete = summary ? own(summary, 'complete') !== false : true;
+    const requestStart = numberOr(summary ? own(summary, 'start') : undefined, start);
+    if (complete) {
+      candidates.push({
+        ...common,
+        type: 'request-start',
+        t: requestStart,
+        client: own(retry, 'client'),
+        ...pick(summary, ['operation']),
+        ...(method === '' ? {} : { method }),
+        ...(url === '' ? {} : { url }),
+      });
+    }
+    const requestEnd = summary ? own(summary, 'end') : undefined;
+    if (summary && typeof requestEnd === 'number' && outcome !== 'pending') {
+      candidates.push({
+        ...common,
+        type: 'request-end',
+        t: requestEnd,
+        outcome,
+        attempts,
+        totalDelay: own(summary, 'totalDelay') ?? 0,
+        duration: own(summary, 'duration') ?? requestEnd - requestStart,
+        ...pick(summary, ['error', 'status']),
+      });
+    }
+  }
+
+  candidates.push({
+    ...common,
+    type: 'attempt-start',
+    t: start,
+    attempt: n,
+    headers: headerRecord(own(request, 'headers')),
+  });
+  if (attemptOutcome !== 'pending' && isTime(end)) {
+    const status = own(response, 'status');
+    candidates.push({
+      ...common,
+      type: 'attempt-end',
+      t: end,
+      attempt: n,
+      outcome: attemptOutcome,
+      duration: end - start,
+      ...pick(retry, ['phase', 'error']),
+      ...(typeof status === 'number' && status > 0 ? { status } : {}),
+      headers: headerRecord(own(response, 'headers')),
+    });
+  }
+  if (!summary && n === attempts && typeof outcome === 'string' && outcome !== 'pending' && isTime(end)) {
+    // A HAR with only the basic `_retry` fields: the request ended with its last attempt.
+    const status = own(response, 'status');
+    candidates.push({
+      ...common,
+      type: 'request-end',
+      t: end,
+      outcome,
+      attempts,
+      totalDelay: 0,
+      duration: 0,
+      ...(typeof status === 'number' && status > 0 ? { status } : {}),
+    });
+  }
+  const wait = own(retry, 'waitBefore');
+  if (isRecord(wait)) {
+    const delay = own(wait, 'delay');
+    candidates.push({
+      ...common,
+      type: 'retry-scheduled',
+      t: numberOr(own(wait, 'start'), typeof delay === 'number' ? start - delay : Number.NaN),
+      attempt: n,
+      retry: n - 1,
+      raw: own(wait, 'raw') ?? delay,
+      capped: own(wait, 'capped') ?? delay,
+      ...pick(wait, ['delay', 'reason', 'strategy', 'jitter', 'hint']),
+    });
+  }
+  for (const g of arrayOf(own(retry, 'guardWaits'))) {
+    candidates.push({
+      ...common,
+      type: 'guard-wait',
+      t: start,
+      attempt: n,
+      ...pick(g, ['guard', 'key', 'waited', 't']),
+    });
+  }
+
+  let ok = true;
+  for (const candidate of candidates) {
+    const event = readEvent(candidate);
+    if (event) group.events.push(event);
+    else ok = false;
+  }
+  return ok;
+}
+
+/** A HAR header list as a header map (later values of a repeated name joined, as fetch does). */
+function headerRecord(value: unknown): Record<string, string> | undefined {
+  const list = arrayOf(value);
+  if (list.length === 0) return undefined;
+  const out: Record<string, string> = {};
+  for (const item of list) {
+    if (!isRecord(item)) continue;
+    const name = own(item, 'name');
+    const val = own(item, 'value');
+    if (typeof name !== 'string' || typeof val !== 'string' || name === '__proto__') continue;
+    const key = name.toLowerCase();
+    out[key] = Object.hasOwn(out, key) ? `${out[key]}, ${val}` : val;
+  }
+  return out;
+}
+
+function own(object: object, key: string): unknown {
+  const descriptor = Object.getOwnPropertyDescriptor(object, key);
+  return descriptor !== undefined && 'value' in descriptor ? descriptor.value : undefined;
+}
+
+function isRecord(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function arrayOf(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value.slice(0, MAX_IMPORT_ENTRIES) : [];
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length <= MAX_TEXT ? value : undefined;
+}
+
+function numberOr(value: unknown, fallback: number): number {
+  return typeof value === 'number' ? value : fallback;
+}
+
+/** The named own properties of `value` that are present (the schema checks their types). */
+function pick(value: unknown, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!isRecord(value)) return out;
+  for (const key of keys) {
+    const v = own(value, key);
+    if (v !== undefined) out[key] = v;
+  }
+  return out;
+}

@@ -1,0 +1,139 @@
+/**
+ * The panel's filters: a text query (substring, or `/regex/flags` as in Chrome's Network panel)
+ * and exact choices of origin, client and outcome. Each row's search text is built once and kept
+ * per row object (rows are immutable, so a changed row is a new key), which keeps filtering
+ * 10 000 rows to one string test per row.
+ */
+
+import type { RequestRow, RowOutcome, Timeline } from './timeline';
+
+/** What the user chose. An absent choice matches every row. */
+export interface FilterCriteria {
+  /** Substring (case-insensitive), or `/pattern/flags`. */
+  readonly text: string;
+  /** A row's URL origin (`''` for rows without an absolute URL). */
+  readonly origin?: string;
+  readonly client?: string;
+  readonly outcome?: RowOutcome;
+}
+
+/** A parsed text query. */
+export type TextQuery =
+  | { readonly kind: 'all' }
+  | { readonly kind: 'substring'; readonly needle: string }
+  | { readonly kind: 'regex'; readonly regex: RegExp }
+  | { readonly kind: 'invalid'; readonly error: string };
+
+/** A compiled filter: `error` explains a text query that could not be used (it then matches every row). */
+export interface CompiledFilter {
+  readonly test: (row: RequestRow) => boolean;
+  /** Whether any criterion narrows the rows. */
+  readonly active: boolean;
+  readonly error?: string;
+}
+
+/** The longest text query accepted: a pasted novel is not a filter. */
+export const MAX_QUERY_LENGTH = 1000;
+
+// `/pattern/flags`: the flags must be real ones, so a path like `/api/v1` stays a substring.
+const REGEX_QUERY = /^\/(.+)\/([dgimsuvy]*)$/s;
+
+/** Reads the text box: empty, a substring, or a regular expression (invalid ones are reported, never thrown). */
+export function parseTextQuery(text: string): TextQuery {
+  const trimmed = text.trim();
+  if (trimmed === '') return { kind: 'all' };
+  if (trimmed.length > MAX_QUERY_LENGTH) {
+    return { kind: 'invalid', error: `The filter is longer than ${MAX_QUERY_LENGTH} characters.` };
+  }
+  const match = REGEX_QUERY.exec(trimmed);
+  if (!match) return { kind: 'substring', needle: trimmed.toLowerCase() };
+  const [, pattern = '', flags = ''] = match;
+  try {
+    // `g` and `y` make `test` stateful (lastIndex), which would skip every other match.
+    return { kind: 'regex', regex: new RegExp(pattern, flags.replace(/[gy]/g, '')) };
+  } catch (error) {
+    return { kind: 'invalid', error: `Invalid regular expression: ${(error as Error).message}` };
+  }
+}
+
+interface Haystack {
+  readonly raw: string;
+  readonly lower: string;
+}
+
+const haystacks = new WeakMap<RequestRow, Haystack>();
+
+/**
+ * What a text query searches in a row: method, URL, final and per-attempt statuses, outcome,
+ * client, operation and error names, one field per line.
+ */
+export function searchText(row: RequestRow): string {
+  return haystack(row).raw;
+}
+
+function haystack(row: RequestRow): Haystack {
+  let found = haystacks.get(row);
+  if (found) return found;
+  const fields = new Set<string>([row.method, row.url, row.outcome, row.client]);
+  if (row.status !== undefined) fields.add(String(row.status));
+  if (row.operation !== undefined) fields.add(row.operation);
+  if (row.error) fields.add(row.error.name);
+  for (const attempt of row.attempts) {
+    if (attempt.status !== undefined) fields.add(String(attempt.status));
+    if (attempt.error) fields.add(attempt.error.name);
+  }
+  fields.delete('');
+  const raw = [...fields].join('\n');
+  found = { raw, lower: raw.toLowerCase() };
+  haystacks.set(row, found);
+  return found;
+}
+
+/** Compiles the criteria into one row test. */
+export function compileFilter(criteria: FilterCriteria): CompiledFilter {
+  const query = parseTextQuery(criteria.text);
+  const { origin, client, outcome } = criteria;
+  const textTest: ((row: RequestRow) => boolean) | undefined =
+    query.kind === 'substring'
+      ? (row) => haystack(row).lower.includes(query.needle)
+      : query.kind === 'regex'
+        ? (row) => query.regex.test(haystack(row).raw)
+        : undefined;
+  const active =
+    textTest !== undefined || origin !== undefined || client !== undefined || outcome !== undefined;
+  const test = (row: RequestRow): boolean =>
+    (origin === undefined || row.origin === origin) &&
+    (client === undefined || row.client === client) &&
+    (outcome === undefined || row.outcome === outcome) &&
+    (textTest === undefined || textTest(row));
+  return query.kind === 'invalid' ? { test, active, error: query.error } : { test, active };
+}
+
+/** The rows that pass; the same array when nothing narrows them. */
+export function filterRows(
+  rows: readonly RequestRow[],
+  criteria: FilterCriteria,
+): { readonly rows: readonly RequestRow[]; readonly error?: string } {
+  const filter = compileFilter(criteria);
+  const kept = filter.active ? rows.filter(filter.test) : rows;
+  return filter.error === undefined ? { rows: kept } : { rows: kept, error: filter.error };
+}
+
+/** The values the origin, client and outcome selects offer, each sorted. */
+export interface FilterChoices {
+  readonly origins: readonly string[];
+  readonly clients: readonly string[];
+  readonly outcomes: readonly RowOutcome[];
+}
+
+export function filterChoices(timeline: Pick<Timeline, 'rows'>): FilterChoices {
+  const origins = new Set<string>();
+  const clients = new Set<string>();
+  const outcomes = new Set<RowOutcome>();
+  for (const row of timeline.rows) {
+    origins.add(row.origin);
+    clients.add(row.client);
+    outcomes.add(row.outcome);
+  }
+  return { origins: [...origins].sort(), clients: [...clients].sort(), outcomes: [...outcomes].sort() };
+}

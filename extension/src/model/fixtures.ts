@@ -1,0 +1,184 @@
+/**
+ * Test fixtures: a small timeline of what core emits, shared by the model's and the panel's tests.
+ * Not part of any bundle (nothing but tests imports it).
+ */
+
+import type { RetrylineEvent } from '@retryline/core';
+import type { TimelineEntry } from '../shared/protocol';
+
+export const ORIGIN = 'https://shop.example';
+export const API = 'https://api.example';
+
+type Without<T, K extends keyof never> = T extends unknown ? Omit<T, K> : never;
+
+/** An event entry with `v` and `requestId` filled in. */
+export function ev(requestId: string, event: Without<RetrylineEvent, 'v' | 'requestId'>): TimelineEntry {
+  return { type: 'event', event: { v: 1, requestId, ...event } as RetrylineEvent, origin: ORIGIN };
+}
+
+/**
+ * `r1`: GET /orders, held 100 ms by the limiter, 503 with Retry-After: 2, a connection reset,
+ * a 412 ms backoff, then 200. `r2`: a POST the open breaker refused. `r3`: a 404 from another
+ * origin, after a navigation.
+ */
+export function scenario(): TimelineEntry[] {
+  return [
+    ev('r1', { type: 'request-start', t: 1000, client: 'fetch', method: 'GET', url: `${API}/orders?page=*` }),
+    ev('r1', { type: 'guard-wait', t: 1099, attempt: 1, guard: 'limiter', key: API, waited: 100 }),
+    ev('r1', {
+      type: 'attempt-start',
+      t: 1100,
+      attempt: 1,
+      headers: { accept: 'application/json', authorization: '[redacted]' },
+    }),
+    ev('r1', {
+      type: 'attempt-end',
+      t: 1150,
+      attempt: 1,
+      outcome: 'retry',
+      duration: 50,
+      phase: 'response',
+      status: 503,
+      headers: { 'retry-after': '2', 'set-cookie': '[redacted]' },
+    }),
+    ev('r1', { type: 'budget', t: 1150, key: API, remaining: 9, allowed: true }),
+    ev('r1', {
+      type: 'retry-scheduled',
+      t: 1150,
+      attempt: 2,
+      retry: 1,
+      delay: 2000,
+      reason: 'retry-after',
+      strategy: 'exponential',
+      jitter: 'full',
+      raw: 100,
+      capped: 100,
+      hint: { source: 'retry-after', delay: 2000 },
+    }),
+    ev('r1', { type: 'attempt-start', t: 3150, attempt: 2 }),
+    ev('r1', {
+      type: 'attempt-end',
+      t: 3180,
+      attempt: 2,
+      outcome: 'error',
+      duration: 30,
+      phase: 'unknown',
+      error: { name: 'TypeError', message: 'fetch failed', code: 'ECONNRESET' },
+    }),
+    ev('r1', { type: 'budget', t: 3180, key: API, remaining: 8, allowed: true }),
+    ev('r1', {
+      type: 'retry-scheduled',
+      t: 3180,
+      attempt: 3,
+      retry: 2,
+      delay: 412,
+      reason: 'backoff',
+      strategy: 'exponential',
+      jitter: 'full',
+      raw: 800,
+      capped: 800,
+    }),
+    ev('r1', { type: 'attempt-start', t: 3592, attempt: 3 }),
+    ev('r1', {
+      type: 'attempt-end',
+      t: 3640,
+      attempt: 3,
+      outcome: 'success',
+      duration: 48,
+      phase: 'response',
+      status: 200,
+    }),
+    ev('r1', {
+      type: 'request-end',
+      t: 3640,
+      outcome: 'success',
+      attempts: 3,
+      totalDelay: 2412,
+      duration: 2640,
+      status: 200,
+    }),
+    ev('r2', { type: 'breaker-state', t: 3700, key: API, from: 'closed', to: 'open' }),
+    ev('r2', { type: 'request-start', t: 3700, client: 'axios', method: 'POST', url: `${API}/pay` }),
+    ev('r2', {
+      type: 'request-end',
+      t: 3701,
+      outcome: 'breaker-open',
+      attempts: 0,
+      totalDelay: 0,
+      duration: 1,
+      error: { name: 'CircuitOpenError', message: 'The circuit for https://api.example is open' },
+    }),
+    { type: 'navigation', url: `${ORIGIN}/checkout`, t: 3800 },
+    ev('r3', {
+      type: 'request-start',
+      t: 3900,
+      client: 'ky',
+      method: 'GET',
+      url: 'https://cdn.example/missing.js',
+    }),
+    ev('r3', { type: 'attempt-start', t: 3900, attempt: 1 }),
+    ev('r3', {
+      type: 'attempt-end',
+      t: 3920,
+      attempt: 1,
+      outcome: 'success',
+      duration: 20,
+      phase: 'response',
+      status: 404,
+    }),
+    ev('r3', {
+      type: 'request-end',
+      t: 3920,
+      outcome: 'not-retryable',
+      attempts: 1,
+      totalDelay: 0,
+      duration: 20,
+      status: 404,
+    }),
+    ev('r2', { type: 'breaker-state', t: 8700, key: API, from: 'open', to: 'half-open' }),
+  ];
+}
+
+/** `count` finished requests, each with two attempts (503 then 200) and a backoff between. */
+export function manyRequests(count: number): TimelineEntry[] {
+  const entries: TimelineEntry[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = `req-${i}`;
+    const t = 1_000_000 + i * 10;
+    entries.push(
+      ev(id, {
+        type: 'request-start',
+        t,
+        client: i % 2 ? 'fetch' : 'axios',
+        method: 'GET',
+        url: `${API}/items/${i}`,
+      }),
+      ev(id, { type: 'attempt-start', t, attempt: 1 }),
+      ev(id, { type: 'attempt-end', t: t + 2, attempt: 1, outcome: 'retry', duration: 2, status: 503 }),
+      ev(id, {
+        type: 'retry-scheduled',
+        t: t + 2,
+        attempt: 2,
+        retry: 1,
+        delay: 3,
+        reason: 'backoff',
+        strategy: 'exponential',
+        jitter: 'full',
+        raw: 100,
+        capped: 100,
+      }),
+      ev(id, { type: 'attempt-start', t: t + 5, attempt: 2 }),
+      ev(id, { type: 'attempt-end', t: t + 7, attempt: 2, outcome: 'success', duration: 2, status: 200 }),
+      ev(id, {
+        type: 'request-end',
+        t: t + 7,
+        outcome: 'success',
+        attempts: 2,
+        totalDelay: 3,
+        duration: 7,
+        status: 200,
+      }),
+    );
+  }
+  return entries;
+}

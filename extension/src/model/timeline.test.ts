@@ -1,0 +1,257 @@
+import { describe, expect, it } from 'vitest';
+import { API, ev, ORIGIN, scenario } from './fixtures';
+import { appendTimeline, attemptClass, emptyTimeline, foldTimeline, splitUrl } from './timeline';
+
+describe('foldTimeline', () => {
+  it('makes one row per request, in the order requests first appeared', () => {
+    const timeline = foldTimeline(scenario());
+    expect(timeline.rows.map((row) => row.requestId)).toEqual(['r1', 'r2', 'r3']);
+    expect(timeline.rows.map((row) => row.index)).toEqual([0, 1, 2]);
+  });
+
+  it('collects every attempt of a request with its status, phase, error and headers', () => {
+    const [r1] = foldTimeline(scenario()).rows;
+    expect(r1).toMatchObject({
+      client: 'fetch',
+      method: 'GET',
+      url: `${API}/orders?page=*`,
+      origin: API,
+      path: '/orders?page=*',
+      source: ORIGIN,
+      complete: true,
+      start: 1000,
+      end: 3640,
+      outcome: 'success',
+      status: 200,
+      totalDelay: 2412,
+    });
+    expect(r1?.attempts).toEqual([
+      {
+        n: 1,
+        start: 1100,
+        end: 1150,
+        outcome: 'retry',
+        status: 503,
+        phase: 'response',
+        requestHeaders: { accept: 'application/json', authorization: '[redacted]' },
+        responseHeaders: { 'retry-after': '2', 'set-cookie': '[redacted]' },
+      },
+      {
+        n: 2,
+        start: 3150,
+        end: 3180,
+        outcome: 'error',
+        phase: 'unknown',
+        error: { name: 'TypeError', message: 'fetch failed', code: 'ECONNRESET' },
+      },
+      { n: 3, start: 3592, end: 3640, outcome: 'success', status: 200, phase: 'response' },
+    ]);
+  });
+
+  it('records each wait with how it was computed, starting when it was scheduled', () => {
+    const [r1] = foldTimeline(scenario()).rows;
+    expect(r1?.waits).toEqual([
+      {
+        afterAttempt: 1,
+        start: 1150,
+        delay: 2000,
+        reason: 'retry-after',
+        strategy: 'exponential',
+        jitter: 'full',
+        raw: 100,
+        capped: 100,
+        hint: { source: 'retry-after', delay: 2000 },
+      },
+      {
+        afterAttempt: 2,
+        start: 3180,
+        delay: 412,
+        reason: 'backoff',
+        strategy: 'exponential',
+        jitter: 'full',
+        raw: 800,
+        capped: 800,
+      },
+    ]);
+  });
+
+  it('draws a guard wait ending where the attempt it held back started', () => {
+    const [r1] = foldTimeline(scenario()).rows;
+    expect(r1?.guardWaits).toEqual([
+      { attempt: 1, guard: 'limiter', key: API, waited: 100, t: 1099, end: 1100, start: 1000 },
+    ]);
+  });
+
+  it('keeps a request refused before any attempt, with its outcome and error', () => {
+    const r2 = foldTimeline(scenario()).rows[1];
+    expect(r2).toMatchObject({
+      method: 'POST',
+      outcome: 'breaker-open',
+      attempts: [],
+      start: 3700,
+      end: 3701,
+    });
+    expect(r2?.error?.name).toBe('CircuitOpenError');
+    expect(r2?.status).toBeUndefined();
+  });
+
+  it('turns navigations into separators before the next request', () => {
+    const timeline = foldTimeline(scenario());
+    expect(timeline.navigations).toEqual([{ url: `${ORIGIN}/checkout`, t: 3800, beforeRow: 2 }]);
+  });
+
+  it('keeps breaker transitions and budget samples per key, in time order', () => {
+    const timeline = foldTimeline(scenario());
+    expect(timeline.lanes).toEqual([
+      {
+        key: API,
+        breaker: [
+          { key: API, t: 3700, from: 'closed', to: 'open' },
+          { key: API, t: 8700, from: 'open', to: 'half-open' },
+        ],
+        budget: [
+          { key: API, t: 1150, remaining: 9, allowed: true },
+          { key: API, t: 3180, remaining: 8, allowed: true },
+        ],
+      },
+    ]);
+  });
+
+  it('spans the earliest and latest times, including the start of a guard wait', () => {
+    const timeline = foldTimeline(scenario());
+    expect(timeline.start).toBe(999);
+    expect(timeline.end).toBe(8700);
+    expect(timeline.entryCount).toBe(scenario().length);
+  });
+
+  it('shows a request whose start the ring dropped, inferring its start', () => {
+    const [row] = foldTimeline(scenario().slice(3)).rows;
+    expect(row).toMatchObject({
+      requestId: 'r1',
+      complete: false,
+      client: 'unknown',
+      method: '',
+      url: '',
+      start: 1000, // request-end (3640) minus the request's duration (2640)
+      outcome: 'success',
+    });
+    expect(row?.attempts.map((a) => a.n)).toEqual([1, 2, 3]);
+    expect(row?.attempts[0]).toMatchObject({ start: 1100, end: 1150 });
+    expect(row?.attempts[0]?.requestHeaders).toBeUndefined();
+  });
+
+  it('infers a running request’s start from its earliest attempt when its start was dropped', () => {
+    const [row] = foldTimeline(scenario().slice(3, 6)).rows;
+    expect(row?.start).toBe(1100); // attempt 1's end (1150) minus its duration (50)
+    expect(row?.outcome).toBe('pending');
+  });
+
+  it('folds events that arrive out of order to the same row', () => {
+    const entries = scenario().filter((e) => e.type === 'event' && e.event.requestId === 'r1');
+    const shuffled = [...entries].reverse();
+    expect(foldTimeline(shuffled).rows).toEqual(foldTimeline(entries).rows);
+  });
+
+  it('shows a running request as pending, with the latest attempt status', () => {
+    const entries = scenario().slice(0, 6);
+    const [row] = foldTimeline(entries).rows;
+    expect(row?.outcome).toBe('pending');
+    expect(row?.status).toBe(503);
+    expect(row?.end).toBeUndefined();
+    expect(row?.last).toBe(3150); // the end of the scheduled Retry-After wait
+  });
+
+  it('keeps the attempt pending until its end arrives', () => {
+    const [row] = foldTimeline([ev('x', { type: 'attempt-start', t: 5, attempt: 1 })]).rows;
+    expect(row?.attempts).toEqual([{ n: 1, start: 5, outcome: 'pending' }]);
+  });
+
+  it('replaces a repeated event instead of duplicating its attempt or wait', () => {
+    const entries = scenario();
+    expect(foldTimeline([...entries, ...entries]).rows).toEqual(foldTimeline(entries).rows);
+  });
+
+  it('treats an empty header map as none', () => {
+    const [row] = foldTimeline([ev('x', { type: 'attempt-start', t: 5, attempt: 1, headers: {} })]).rows;
+    expect(row?.attempts[0]).not.toHaveProperty('requestHeaders');
+  });
+});
+
+describe('appendTimeline', () => {
+  it('gives the same rows, lanes and separators as folding everything at once', () => {
+    const entries = scenario();
+    let timeline = emptyTimeline();
+    for (let i = 0; i < entries.length; i += 3) timeline = appendTimeline(timeline, entries.slice(i, i + 3));
+    const whole = foldTimeline(entries);
+    expect(timeline.rows).toEqual(whole.rows);
+    expect(timeline.lanes).toEqual(whole.lanes);
+    expect(timeline.navigations).toEqual(whole.navigations);
+    expect([timeline.start, timeline.end, timeline.entryCount]).toEqual([
+      whole.start,
+      whole.end,
+      whole.entryCount,
+    ]);
+  });
+
+  it('leaves the timeline it was given unchanged', () => {
+    const before = foldTimeline(scenario().slice(0, 5));
+    const snapshot = structuredClone(before);
+    appendTimeline(before, scenario().slice(5));
+    expect(before).toEqual(snapshot);
+  });
+
+  it('keeps the identity of rows the new entries do not touch', () => {
+    const before = foldTimeline(scenario());
+    const after = appendTimeline(before, [ev('r3', { type: 'attempt-start', t: 9000, attempt: 2 })]);
+    expect(after.rows[0]).toBe(before.rows[0]);
+    expect(after.rows[1]).toBe(before.rows[1]);
+    expect(after.rows[2]).not.toBe(before.rows[2]);
+    expect(after.rows[2]?.attempts).toHaveLength(2);
+  });
+
+  it('returns the same timeline for no entries', () => {
+    const timeline = foldTimeline(scenario());
+    expect(appendTimeline(timeline, [])).toBe(timeline);
+  });
+
+  it('can branch: appending twice to the same timeline does not leak rows between the branches', () => {
+    const base = foldTimeline(scenario().slice(0, 3));
+    const a = appendTimeline(base, [ev('a', { type: 'attempt-start', t: 1, attempt: 1 })]);
+    const b = appendTimeline(base, [ev('b', { type: 'attempt-start', t: 1, attempt: 1 })]);
+    const a2 = appendTimeline(a, [ev('b', { type: 'attempt-start', t: 2, attempt: 1 })]);
+    expect(a.rows.map((row) => row.requestId)).toEqual(['r1', 'a']);
+    expect(b.rows.map((row) => row.requestId)).toEqual(['r1', 'b']);
+    expect(a2.rows.map((row) => row.requestId)).toEqual(['r1', 'a', 'b']);
+  });
+});
+
+describe('attemptClass', () => {
+  it.each([
+    [{ outcome: 'success', status: 200 }, 'ok'],
+    [{ outcome: 'retry', status: 302 }, 'redirect'],
+    [{ outcome: 'retry', status: 429 }, 'client-error'],
+    [{ outcome: 'retry', status: 503 }, 'server-error'],
+    [{ outcome: 'error' }, 'transport'],
+    [{ outcome: 'timeout' }, 'transport'],
+    [{ outcome: 'aborted' }, 'aborted'],
+    [{ outcome: 'aborted', status: 200 }, 'aborted'],
+    [{ outcome: 'pending' }, 'pending'],
+    [{ outcome: 'success' }, 'ok'],
+  ] as const)('colours %o as %s', (attempt, expected) => {
+    expect(attemptClass(attempt)).toBe(expected);
+  });
+});
+
+describe('splitUrl', () => {
+  it('splits an absolute URL into origin and path with query', () => {
+    expect(splitUrl('https://api.example:8443/a/b?c=*')).toEqual({
+      origin: 'https://api.example:8443',
+      path: '/a/b?c=*',
+    });
+  });
+
+  it('keeps what does not parse as the path', () => {
+    expect(splitUrl('/relative?x=1')).toEqual({ origin: '', path: '/relative?x=1' });
+    expect(splitUrl('')).toEqual({ origin: '', path: '' });
+  });
+});

@@ -1,0 +1,590 @@
+/**
+ * The panel's data model: the event stream of a tab (or a recording) folded into one row per
+ * request, plus per-key breaker and budget lanes and navigation separators. Pure and
+ * incremental: {@link appendTimeline} touches only the rows a batch of entries names, so a live
+ * tab with thousands of requests costs each append only its own events.
+ *
+ * Events can arrive incomplete: the worker's ring drops the oldest requests first, so a request's
+ * `request-start` may be gone while its later events survive, and a recording may be cut
+ * anywhere. Every event therefore creates its row if needed, and times that are missing are
+ * inferred from the ones present (an attempt's start from its end and duration, and so on).
+ */
+
+import type {
+  AttemptOutcome,
+  AttemptPhase,
+  BackoffStrategy,
+  DelayReason,
+  ErrorSummary,
+  JitterType,
+  RequestOutcome,
+  RetrylineEvent,
+} from '@retryline/core';
+import type { TimelineEntry } from '../shared/protocol';
+
+/** Header names to values, as the events carry them (sensitive values already `[redacted]`). */
+export type HeaderMap = Readonly<Record<string, string>>;
+
+/** How a request ended, or `'pending'` while its `request-end` has not been seen. */
+export type RowOutcome = RequestOutcome | 'pending';
+
+/** How an attempt ended, or `'pending'` while its `attempt-end` has not been seen. */
+export type AttemptState = AttemptOutcome | 'pending';
+
+/** One attempt of a request. */
+export interface AttemptRow {
+  /** The attempt number, from 1. */
+  readonly n: number;
+  /** When it was sent (from `attempt-start`, else inferred as its end minus its duration). */
+  readonly start: number;
+  readonly end?: number;
+  readonly status?: number;
+  readonly outcome: AttemptState;
+  readonly phase?: AttemptPhase;
+  readonly error?: ErrorSummary;
+  readonly requestHeaders?: HeaderMap;
+  readonly responseHeaders?: HeaderMap;
+}
+
+/** A retry's wait, from its `retry-scheduled` event (which fires as the wait begins). */
+export interface WaitRow {
+  /** The attempt the wait follows; the next attempt is `afterAttempt + 1`. */
+  readonly afterAttempt: number;
+  readonly start: number;
+  /** The wait in milliseconds. */
+  readonly delay: number;
+  readonly reason: DelayReason;
+  readonly strategy: BackoffStrategy | 'custom';
+  readonly jitter: JitterType;
+  /** The backoff before the cap. */
+  readonly raw: number;
+  /** The backoff after the cap, before jitter. */
+  readonly capped: number;
+  /** The server's hint: the header it came from and the wait it asked for. */
+  readonly hint?: { readonly source: string; readonly delay: number };
+}
+
+/** An attempt held back by a guard (rate limiter, bulkhead, pacing) before it was sent. */
+export interface GuardWaitRow {
+  /** The attempt that waited. */
+  readonly attempt: number;
+  readonly guard: 'limiter' | 'bulkhead' | 'pacing';
+  readonly key: string;
+  /** Milliseconds waited. */
+  readonly waited: number;
+  /** When the event fired (as the wait ended, just before the attempt started). */
+  readonly t: number;
+  /** When the wait ended: the start of the attempt it held back, else the event's time. */
+  readonly end: number;
+  /** `end - waited`. */
+  readonly start: number;
+}
+
+/** One logical request: every attempt, wait and guard wait it went through. */
+export interface RequestRow {
+  readonly requestId: string;
+  /** Its index in {@link Timeline.rows} (rows keep the order in which they first appeared). */
+  readonly index: number;
+  /** The origin of the page or process that emitted the events (the entry's `origin`). */
+  readonly source: string;
+  /** `'retry'`, `'fetch'`, `'axios'`, `'ky'` …, or `'unknown'` when `request-start` is missing. */
+  readonly client: string;
+  readonly operation?: string;
+  /** The HTTP method, or `''` for a non-HTTP operation. */
+  readonly method: string;
+  /** The redacted URL, or `''`. */
+  readonly url: string;
+  /** The URL's origin (`https://api.example`), or `''` when there is no absolute URL. */
+  readonly origin: string;
+  /** The URL's path and (masked) query, or the URL as given when it does not parse. */
+  readonly path: string;
+  /** Whether its `request-start` was seen (if not, the start is inferred from later events). */
+  readonly complete: boolean;
+  readonly start: number;
+  /** When it ended (`request-end`), if it has. */
+  readonly end?: number;
+  /** The latest time any of its events speaks of: the right edge of its waterfall. */
+  readonly last: number;
+  readonly outcome: RowOutcome;
+  /** The final status, or while pending the latest attempt's status. */
+  readonly status?: number;
+  readonly error?: ErrorSummary;
+  readonly totalDelay?: number;
+  readonly duration?: number;
+  /** Sorted by attempt number. */
+  readonly attempts: readonly AttemptRow[];
+  /** Sorted by the attempt they follow. */
+  readonly waits: readonly WaitRow[];
+  /** Sorted by attempt. */
+  readonly guardWaits: readonly GuardWaitRow[];
+}
+
+/** A navigation of the tab's top frame, drawn as a separator before the row at `beforeRow`. */
+export interface NavigationMark {
+  readonly url: string;
+  readonly t: number;
+  /** The number of rows that existed when it happened. */
+  readonly beforeRow: number;
+}
+
+export type BreakerStateName = 'closed' | 'open' | 'half-open';
+
+export interface BreakerTransition {
+  readonly key: string;
+  readonly t: number;
+  readonly from: BreakerStateName;
+  readonly to: BreakerStateName;
+}
+
+export interface BudgetSample {
+  readonly key: string;
+  readonly t: number;
+  readonly remaining: number;
+  readonly allowed: boolean;
+}
+
+/** The breaker and budget history of one guard key (by default an origin), each sorted by time. */
+export interface OriginLane {
+  readonly key: string;
+  readonly breaker: readonly BreakerTransition[];
+  readonly budget: readonly BudgetSample[];
+}
+
+export interface Timeline {
+  readonly rows: readonly RequestRow[];
+  readonly navigations: readonly NavigationMark[];
+  /** Sorted by key. */
+  readonly lanes: readonly OriginLane[];
+  /** The earliest and latest times of anything in the timeline (both undefined when it is empty). */
+  readonly start?: number;
+  readonly end?: number;
+  /** How many entries were folded in. */
+  readonly entryCount: number;
+}
+
+/**
+ * The lookup tables behind a timeline. They are shared with the timeline an append produces and
+ * extended in place, so they belong to one timeline at a time (`owner`): appending to an older
+ * timeline again rebuilds them from its rows instead of seeing rows from its future.
+ */
+interface TimelineIndex {
+  owner: Timeline;
+  readonly rows: Map<string, number>;
+  readonly lanes: Map<string, number>;
+}
+
+const indexes = new WeakMap<Timeline, TimelineIndex>();
+
+/** A timeline with nothing in it. */
+export function emptyTimeline(): Timeline {
+  return { rows: [], navigations: [], lanes: [], entryCount: 0 };
+}
+
+/** Folds a whole entry list into a timeline. */
+export function foldTimeline(entries: readonly TimelineEntry[]): Timeline {
+  return appendTimeline(emptyTimeline(), entries);
+}
+
+/** Every mutable piece of a row while a batch is folded in; frozen back into a {@link RequestRow}. */
+interface RowDraft {
+  requestId: string;
+  index: number;
+  source: string;
+  client?: string;
+  operation?: string;
+  method?: string;
+  url?: string;
+  startedAt?: number;
+  end?: number;
+  outcome?: RequestOutcome;
+  status?: number;
+  error?: ErrorSummary;
+  totalDelay?: number;
+  duration?: number;
+  attempts: AttemptRow[];
+  waits: WaitRow[];
+  guardWaits: { attempt: number; guard: GuardWaitRow['guard']; key: string; waited: number; t: number }[];
+}
+
+interface LaneDraft {
+  key: string;
+  breaker: BreakerTransition[];
+  budget: BudgetSample[];
+}
+
+/**
+ * The timeline with `entries` folded in, leaving `timeline` unchanged. Only rows and lanes the
+ * entries touch are rebuilt; every other row keeps its identity, so views can skip them.
+ */
+export function appendTimeline(timeline: Timeline, entries: readonly TimelineEntry[]): Timeline {
+  if (entries.length === 0) return timeline;
+  const index = indexFor(timeline);
+  const rows = timeline.rows.slice();
+  const navigations = timeline.navigations.slice();
+  const lanes = timeline.lanes.slice();
+  const rowDrafts = new Map<number, RowDraft>();
+  const laneDrafts = new Map<number, LaneDraft>();
+  let start = timeline.start;
+  let end = timeline.end;
+  const see = (t: number) => {
+    if (start === undefined || t < start) start = t;
+    if (end === undefined || t > end) end = t;
+  };
+
+  const draftFor = (requestId: string, source: string): RowDraft => {
+    let at = index.rows.get(requestId);
+    if (at === undefined) {
+      at = rows.length;
+      index.rows.set(requestId, at);
+      // A placeholder until the batch is frozen, so `rows.length` counts it for navigations.
+      rows.push(undefined as never);
+      const draft: RowDraft = { requestId, index: at, source, attempts: [], waits: [], guardWaits: [] };
+      rowDrafts.set(at, draft);
+      return draft;
+    }
+    let draft = rowDrafts.get(at);
+    if (!draft) {
+      draft = thaw(rows[at] as RequestRow);
+      rowDrafts.set(at, draft);
+    }
+    return draft;
+  };
+
+  const laneFor = (key: string): LaneDraft => {
+    let at = index.lanes.get(key);
+    if (at === undefined) {
+      at = lanes.length;
+      index.lanes.set(key, at);
+      lanes.push(undefined as never);
+      const draft: LaneDraft = { key, breaker: [], budget: [] };
+      laneDrafts.set(at, draft);
+      return draft;
+    }
+    let draft = laneDrafts.get(at);
+    if (!draft) {
+      const lane = lanes[at] as OriginLane;
+      draft = { key, breaker: lane.breaker.slice(), budget: lane.budget.slice() };
+      laneDrafts.set(at, draft);
+    }
+    return draft;
+  };
+
+  for (const entry of entries) {
+    if (entry.type === 'navigation') {
+      if (!Number.isFinite(entry.t)) continue;
+      see(entry.t);
+      navigations.push({ url: entry.url, t: entry.t, beforeRow: rows.length });
+      continue;
+    }
+    const event = entry.event;
+    if (!Number.isFinite(event.t)) continue;
+    see(event.t);
+    if (event.type === 'breaker-state') {
+      insertByTime(laneFor(event.key).breaker, {
+        key: event.key,
+        t: event.t,
+        from: event.from,
+        to: event.to,
+      });
+    } else if (event.type === 'budget') {
+      insertByTime(laneFor(event.key).budget, {
+        key: event.key,
+        t: event.t,
+        remaining: event.remaining,
+        allowed: event.allowed,
+      });
+    } else {
+      applyToRow(draftFor(event.requestId, entry.origin), event, see);
+    }
+  }
+
+  for (const [at, draft] of rowDrafts) rows[at] = freeze(draft);
+  for (const [at, draft] of laneDrafts) lanes[at] = draft;
+  const sortedLanes = laneDrafts.size > 0 ? sortLanes(lanes, index) : lanes;
+
+  const next: Timeline = {
+    rows,
+    navigations,
+    lanes: sortedLanes,
+    ...(start === undefined ? {} : { start }),
+    ...(end === undefined ? {} : { end }),
+    entryCount: timeline.entryCount + entries.length,
+  };
+  index.owner = next;
+  indexes.set(next, index);
+  return next;
+}
+
+function indexFor(timeline: Timeline): TimelineIndex {
+  const index = indexes.get(timeline);
+  if (index && index.owner === timeline) return index;
+  return {
+    owner: timeline,
+    rows: new Map(timeline.rows.map((row, at) => [row.requestId, at])),
+    lanes: new Map(timeline.lanes.map((lane, at) => [lane.key, at])),
+  };
+}
+
+/** Lanes sorted by key; the index follows the new positions. */
+function sortLanes(lanes: OriginLane[], index: TimelineIndex): OriginLane[] {
+  lanes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  index.lanes.clear();
+  lanes.forEach((lane, at) => {
+    index.lanes.set(lane.key, at);
+  });
+  return lanes;
+}
+
+type RowEvent = Exclude<RetrylineEvent, { type: 'breaker-state' } | { type: 'budget' }>;
+
+function applyToRow(draft: RowDraft, event: RowEvent, see: (t: number) => void): void {
+  switch (event.type) {
+    case 'request-start':
+      draft.startedAt = event.t;
+      draft.client = event.client;
+      if (event.operation !== undefined) draft.operation = event.operation;
+      if (event.method !== undefined) draft.method = event.method;
+      if (event.url !== undefined) draft.url = event.url;
+      return;
+    case 'attempt-start': {
+      const found = findAttempt(draft, event.attempt);
+      const base: AttemptRow = found ?? { n: event.attempt, start: event.t, outcome: 'pending' };
+      putAttempt(draft, {
+        ...base,
+        start: event.t,
+        ...(hasHeaders(event.headers) ? { requestHeaders: event.headers } : {}),
+      });
+      return;
+    }
+    case 'attempt-end': {
+      const duration = Number.isFinite(event.duration) ? event.duration : 0;
+      const found = findAttempt(draft, event.attempt);
+      const start = found?.start ?? event.t - duration;
+      see(start);
+      // Keep what attempt-start said (start, request headers); the rest is the end's to say.
+      putAttempt(draft, {
+        n: event.attempt,
+        start,
+        ...(found?.requestHeaders === undefined ? {} : { requestHeaders: found.requestHeaders }),
+        end: event.t,
+        outcome: event.outcome,
+        ...(event.status === undefined ? {} : { status: event.status }),
+        ...(event.phase === undefined ? {} : { phase: event.phase }),
+        ...(event.error === undefined ? {} : { error: event.error }),
+        ...(hasHeaders(event.headers) ? { responseHeaders: event.headers } : {}),
+      });
+      return;
+    }
+    case 'retry-scheduled': {
+      const wait: WaitRow = {
+        afterAttempt: event.attempt - 1,
+        start: event.t,
+        delay: event.delay,
+        reason: event.reason,
+        strategy: event.strategy,
+        jitter: event.jitter,
+        raw: event.raw,
+        capped: event.capped,
+        ...(event.hint === undefined ? {} : { hint: event.hint }),
+      };
+      see(event.t + (Number.isFinite(event.delay) ? event.delay : 0));
+      const at = draft.waits.findIndex((w) => w.afterAttempt === wait.afterAttempt);
+      if (at >= 0) draft.waits[at] = wait;
+      else insertSorted(draft.waits, wait, (w) => w.afterAttempt);
+      return;
+    }
+    case 'guard-wait': {
+      const wait = {
+        attempt: event.attempt,
+        guard: event.guard,
+        key: event.key,
+        waited: event.waited,
+        t: event.t,
+      };
+      see(event.t - (Number.isFinite(event.waited) ? event.waited : 0));
+      const at = draft.guardWaits.findIndex((w) => w.attempt === wait.attempt && w.guard === wait.guard);
+      if (at >= 0) draft.guardWaits[at] = wait;
+      else insertSorted(draft.guardWaits, wait, (w) => w.attempt);
+      return;
+    }
+    case 'request-end':
+      draft.end = event.t;
+      draft.outcome = event.outcome;
+      draft.totalDelay = event.totalDelay;
+      draft.duration = event.duration;
+      if (event.status !== undefined) draft.status = event.status;
+      else delete draft.status;
+      if (event.error !== undefined) draft.error = event.error;
+      else delete draft.error;
+      if (draft.startedAt === undefined && Number.isFinite(event.duration)) see(event.t - event.duration);
+      return;
+  }
+}
+
+/** An absent and an empty header map say the same: both leave the attempt's headers unset. */
+function hasHeaders(headers: HeaderMap | undefined): headers is HeaderMap {
+  return headers !== undefined && Object.keys(headers).length > 0;
+}
+
+function findAttempt(draft: RowDraft, n: number): AttemptRow | undefined {
+  return draft.attempts.find((a) => a.n === n);
+}
+
+function putAttempt(draft: RowDraft, attempt: AttemptRow): void {
+  const at = draft.attempts.findIndex((a) => a.n === attempt.n);
+  if (at >= 0) draft.attempts[at] = attempt;
+  else insertSorted(draft.attempts, attempt, (a) => a.n);
+}
+
+/** Inserts keeping `list` sorted by `key` (after equal keys); appending in order is O(1). */
+function insertSorted<T>(list: T[], item: T, key: (item: T) => number): void {
+  let at = list.length;
+  while (at > 0 && key(list[at - 1] as T) > key(item)) at--;
+  list.splice(at, 0, item);
+}
+
+function insertByTime<T extends { readonly t: number }>(list: T[], item: T): void {
+  insertSorted(list, item, (x) => x.t);
+}
+
+function thaw(row: RequestRow): RowDraft {
+  const draft: RowDraft = {
+    requestId: row.requestId,
+    index: row.index,
+    source: row.source,
+    attempts: row.attempts.slice(),
+    waits: row.waits.slice(),
+    guardWaits: row.guardWaits.map(({ attempt, guard, key, waited, t }) => ({
+      attempt,
+      guard,
+      key,
+      waited,
+      t,
+    })),
+  };
+  if (row.complete) {
+    draft.startedAt = row.start;
+    draft.client = row.client;
+    if (row.method !== '') draft.method = row.method;
+    if (row.url !== '') draft.url = row.url;
+  }
+  if (row.operation !== undefined) draft.operation = row.operation;
+  if (row.end !== undefined) draft.end = row.end;
+  if (row.outcome !== 'pending') draft.outcome = row.outcome;
+  if (row.outcome !== 'pending' && row.status !== undefined) draft.status = row.status;
+  if (row.error !== undefined) draft.error = row.error;
+  if (row.totalDelay !== undefined) draft.totalDelay = row.totalDelay;
+  if (row.duration !== undefined) draft.duration = row.duration;
+  return draft;
+}
+
+function freeze(draft: RowDraft): RequestRow {
+  const attempts = draft.attempts;
+  const guardWaits = draft.guardWaits.map(({ attempt, guard, key, waited, t }): GuardWaitRow => {
+    // Drawn ending where the attempt it held back began; the event itself fires just before that.
+    const end = attempts.find((a) => a.n === attempt)?.start ?? t;
+    return { attempt, guard, key, waited, t, end, start: end - waited };
+  });
+
+  let earliest = Number.POSITIVE_INFINITY;
+  let latest = Number.NEGATIVE_INFINITY;
+  const note = (t: number | undefined) => {
+    if (t === undefined || !Number.isFinite(t)) return;
+    if (t < earliest) earliest = t;
+    if (t > latest) latest = t;
+  };
+  for (const a of attempts) {
+    note(a.start);
+    note(a.end);
+  }
+  for (const w of draft.waits) {
+    note(w.start);
+    note(w.start + w.delay);
+  }
+  for (const g of guardWaits) {
+    note(g.start);
+    note(g.end);
+  }
+  note(draft.end);
+  if (draft.end !== undefined && draft.startedAt === undefined && draft.duration !== undefined) {
+    note(draft.end - draft.duration);
+  }
+  const start = draft.startedAt ?? (Number.isFinite(earliest) ? earliest : 0);
+  note(start);
+
+  const url = draft.url ?? '';
+  const { origin, path } = splitUrl(url);
+  const lastStatus = findLast(attempts, (a) => a.status !== undefined)?.status;
+  const status = draft.outcome === undefined ? lastStatus : draft.status;
+
+  return {
+    requestId: draft.requestId,
+    index: draft.index,
+    source: draft.source,
+    client: draft.client ?? 'unknown',
+    ...(draft.operation === undefined ? {} : { operation: draft.operation }),
+    method: draft.method ?? '',
+    url,
+    origin,
+    path: path === '' ? (draft.operation ?? '') : path,
+    complete: draft.startedAt !== undefined,
+    start,
+    ...(draft.end === undefined ? {} : { end: draft.end }),
+    last: latest,
+    outcome: draft.outcome ?? 'pending',
+    ...(status === undefined ? {} : { status }),
+    ...(draft.error === undefined ? {} : { error: draft.error }),
+    ...(draft.totalDelay === undefined ? {} : { totalDelay: draft.totalDelay }),
+    ...(draft.duration === undefined ? {} : { duration: draft.duration }),
+    attempts,
+    waits: draft.waits,
+    guardWaits,
+  };
+}
+
+function findLast<T>(list: readonly T[], test: (item: T) => boolean): T | undefined {
+  for (let i = list.length - 1; i >= 0; i--) {
+    const item = list[i] as T;
+    if (test(item)) return item;
+  }
+  return undefined;
+}
+
+/** `https://api.example/a?b=*` → origin `https://api.example`, path `/a?b=*`. */
+export function splitUrl(url: string): { origin: string; path: string } {
+  if (url === '') return { origin: '', path: '' };
+  // URL.canParse is Node 19.9+/Chrome 120+; a try keeps older viewers working.
+  try {
+    const parsed = new URL(url);
+    if (parsed.origin === 'null') return { origin: '', path: url };
+    return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+  } catch {
+    return { origin: '', path: url };
+  }
+}
+
+/** The status class an attempt is coloured by. */
+export type StatusClass =
+  | 'ok'
+  | 'redirect'
+  | 'client-error'
+  | 'server-error'
+  | 'transport'
+  | 'aborted'
+  | 'pending';
+
+export function attemptClass(attempt: Pick<AttemptRow, 'status' | 'outcome'>): StatusClass {
+  if (attempt.outcome === 'aborted') return 'aborted';
+  if (attempt.status !== undefined) return statusClass(attempt.status);
+  if (attempt.outcome === 'pending') return 'pending';
+  // No response: a transport error or timeout (or a non-HTTP operation that failed or succeeded).
+  return attempt.outcome === 'success' ? 'ok' : 'transport';
+}
+
+export function statusClass(status: number): StatusClass {
+  if (status >= 500) return 'server-error';
+  if (status >= 400) return 'client-error';
+  if (status >= 300) return 'redirect';
+  if (status >= 200) return 'ok';
+  return 'transport';
+}

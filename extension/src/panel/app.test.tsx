@@ -1,0 +1,320 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { parseImport, toHar, toRecording } from '../model/export';
+import { API, ev, manyRequests, ORIGIN, scenario } from '../model/fixtures';
+import { foldTimeline } from '../model/timeline';
+import type { TabSettings, TimelineEntry } from '../shared/protocol';
+import { App, type PanelApi } from './app';
+import type { PanelSource, SourceUpdate } from './sources';
+import { staticSource } from './sources';
+
+afterEach(cleanup);
+
+function mount(source: PanelSource, props: Partial<Parameters<typeof App>[0]> = {}) {
+  let api: PanelApi | undefined;
+  const save = vi.fn();
+  const view = render(
+    <App
+      source={source}
+      onApi={(a) => {
+        api = a;
+      }}
+      save={save}
+      now={() => 0}
+      {...props}
+    />,
+  );
+  if (!api) throw new Error('the panel did not expose its API');
+  return { ...view, api, save };
+}
+
+const rowIds = () => screen.queryAllByTestId('request-row').map((row) => row.dataset.requestId);
+
+/** A live source the test feeds, recording what the panel asks of it. */
+function liveSource() {
+  let listener: ((update: SourceUpdate) => void) | undefined;
+  let entries: TimelineEntry[] = [];
+  const source: PanelSource & { send(update: SourceUpdate): void } = {
+    live: true,
+    label: 'tab 1',
+    subscribe(l) {
+      listener = l;
+      l({ kind: 'reset', entries });
+      l({ kind: 'settings', settings: { preserveLog: false, record: true } });
+      return () => {
+        listener = undefined;
+      };
+    },
+    clear: vi.fn(),
+    updateSettings: vi.fn(),
+    close: vi.fn(),
+    send(update) {
+      if (update.kind === 'append') entries = [...entries, ...update.entries];
+      act(() => listener?.(update));
+    },
+  };
+  return source;
+}
+
+describe('App', () => {
+  it('shows one row per request, with navigation separators', () => {
+    const { api } = mount(staticSource(scenario()));
+    expect(rowIds()).toEqual(['r1', 'r2', 'r3']);
+    expect(screen.getByTestId('navigation').textContent).toBe(`Navigated to ${ORIGIN}/checkout`);
+    expect(api.rows()).toBe(3);
+    expect(screen.getByTestId('status').textContent).toBe('3 requests · 4 attempts');
+  });
+
+  it('draws the per-origin breaker and budget lanes', () => {
+    mount(staticSource(scenario()));
+    const lane = screen.getByTestId('lane');
+    expect(lane.dataset.key).toBe(API);
+    const bands = [...lane.querySelectorAll('.rl-band')].map((band) => band.getAttribute('data-state'));
+    expect(bands).toEqual(['closed', 'open', 'half-open']);
+    expect(lane.querySelector('polyline')?.getAttribute('points')?.split(' ')).toHaveLength(2);
+    expect(lane.textContent).toContain('8 left');
+  });
+
+  it('opens the detail pane for a clicked row and moves with the arrow keys', () => {
+    mount(staticSource(scenario()));
+    fireEvent.click(screen.getAllByTestId('request-row')[0] as HTMLElement);
+    expect(screen.getByTestId('detail').textContent).toContain(`GET ${API}/orders?page=*`);
+    fireEvent.keyDown(screen.getByLabelText('Requests'), { key: 'ArrowDown' });
+    expect(screen.getByTestId('detail').textContent).toContain(`POST ${API}/pay`);
+    fireEvent.keyDown(screen.getByLabelText('Requests'), { key: 'Escape' });
+    expect(screen.queryByTestId('detail')).toBeNull();
+  });
+
+  describe('filters', () => {
+    it('filters by text as it is typed', () => {
+      const { api } = mount(staticSource(scenario()));
+      fireEvent.input(screen.getByTestId('filter'), { target: { value: 'post' } });
+      expect(rowIds()).toEqual(['r2']);
+      expect(api.rows()).toBe(1);
+      expect(screen.getByTestId('status').textContent).toBe('1 of 3 requests · 4 attempts');
+    });
+
+    it('filters by /regex/ and shows an invalid one as an error, filtering nothing', () => {
+      mount(staticSource(scenario()));
+      const filter = screen.getByTestId('filter');
+      fireEvent.input(filter, { target: { value: '/^4\\d\\d$/m' } });
+      expect(rowIds()).toEqual(['r3']);
+      fireEvent.input(filter, { target: { value: '/([/' } });
+      expect(screen.getByTestId('filter-error').textContent).toMatch(/^Invalid regular expression/);
+      expect(filter.getAttribute('aria-invalid')).toBe('true');
+      expect(rowIds()).toEqual(['r1', 'r2', 'r3']);
+    });
+
+    it('filters by origin, client and outcome', () => {
+      mount(staticSource(scenario()));
+      fireEvent.change(screen.getByTestId('origin-filter'), { target: { value: '=https://cdn.example' } });
+      expect(rowIds()).toEqual(['r3']);
+      fireEvent.change(screen.getByTestId('origin-filter'), { target: { value: '' } });
+      fireEvent.change(screen.getByTestId('client-filter'), { target: { value: '=axios' } });
+      expect(rowIds()).toEqual(['r2']);
+      fireEvent.change(screen.getByTestId('client-filter'), { target: { value: '' } });
+      fireEvent.change(screen.getByTestId('outcome-filter'), { target: { value: '=success' } });
+      expect(rowIds()).toEqual(['r1']);
+    });
+  });
+
+  describe('with 10 000 requests', () => {
+    const entries = manyRequests(10_000);
+
+    it('renders only the rows in view', () => {
+      const { api } = mount(staticSource(entries));
+      expect(api.rows()).toBe(10_000);
+      const rendered = screen.getAllByTestId('request-row');
+      expect(rendered.length).toBeGreaterThan(10);
+      expect(rendered.length).toBeLessThanOrEqual(60);
+      expect(document.querySelectorAll('[data-testid="attempt-bar"]').length).toBe(rendered.length * 2);
+    });
+
+    it('renders other rows when scrolled', () => {
+      mount(staticSource(entries));
+      const scroller = screen.getByLabelText('Requests');
+      act(() => {
+        scroller.scrollTop = 24 * 5000;
+        fireEvent.scroll(scroller);
+      });
+      const ids = rowIds();
+      expect(ids.length).toBeLessThanOrEqual(60);
+      expect(ids).toContain('req-5000');
+      expect(ids).not.toContain('req-0');
+    });
+  });
+
+  describe('a live tab', () => {
+    it('appends what the worker sends', () => {
+      const source = liveSource();
+      mount(source);
+      expect(screen.getByTestId('empty').textContent).toContain('Recording Retryline requests');
+      source.send({ kind: 'append', entries: scenario().slice(0, 5) });
+      expect(rowIds()).toEqual(['r1']);
+      source.send({ kind: 'append', entries: scenario().slice(5) });
+      expect(rowIds()).toEqual(['r1', 'r2', 'r3']);
+      expect(screen.getAllByTestId('attempt-bar')).toHaveLength(4);
+    });
+
+    it('asks the source to record, preserve the log, and clear', () => {
+      const source = liveSource();
+      mount(source);
+      fireEvent.click(screen.getByTestId('record'));
+      expect(source.updateSettings).toHaveBeenLastCalledWith({ record: false });
+      fireEvent.click(screen.getByTestId('preserve-log'));
+      expect(source.updateSettings).toHaveBeenLastCalledWith({ preserveLog: true });
+      fireEvent.click(screen.getByTestId('clear'));
+      expect(source.clear).toHaveBeenCalledOnce();
+    });
+
+    it('shows the worker’s settings and connection', () => {
+      const source = liveSource();
+      mount(source);
+      const settings: TabSettings = { preserveLog: true, record: false };
+      source.send({ kind: 'settings', settings });
+      source.send({ kind: 'status', connected: false });
+      expect((screen.getByTestId('preserve-log') as HTMLInputElement).checked).toBe(true);
+      expect(screen.getByTestId('record').getAttribute('aria-pressed')).toBe('false');
+      expect(screen.getByText('Recording is paused: new requests are not captured.')).toBeTruthy();
+      expect(screen.getByText('Reconnecting to the extension…')).toBeTruthy();
+    });
+
+    it('goes back to the live page after viewing an import', () => {
+      const source = liveSource();
+      const { api } = mount(source);
+      source.send({ kind: 'append', entries: scenario() });
+      act(() => api.importText(JSON.stringify(toRecording(manyRequests(2), 'x'))));
+      expect(rowIds()).toEqual(['req-0', 'req-1']);
+      fireEvent.click(screen.getByText('Back to the live page'));
+      expect(rowIds()).toEqual(['r1', 'r2', 'r3']);
+    });
+  });
+
+  describe('with no page attached', () => {
+    it('shows an empty state that offers Import', () => {
+      mount(staticSource([]));
+      expect(screen.getByTestId('empty').textContent).toContain('No page attached');
+      expect(screen.getByTestId('empty-import')).toBeTruthy();
+      expect((screen.getByTestId('record') as HTMLButtonElement).disabled).toBe(true);
+    });
+
+    it('loads ?src= through fetch', async () => {
+      const fetchImpl = vi.fn(async () => new Response(JSON.stringify(toRecording(scenario(), 'node'))));
+      mount(staticSource([]), { src: '/recording.json', fetch: fetchImpl as never });
+      await waitFor(() => expect(rowIds()).toEqual(['r1', 'r2', 'r3']));
+      expect(screen.getByTestId('imported').textContent).toContain('recording.json');
+    });
+
+    it('shows why ?src= did not load', async () => {
+      mount(staticSource([]), { src: 'https://elsewhere.example/x.json', fetch: vi.fn() as never });
+      await waitFor(() => expect(screen.getByTestId('notice').textContent).toMatch(/only recordings from/));
+    });
+  });
+
+  describe('export and import', () => {
+    it('exports the entries as a Recording and the timeline as HAR', () => {
+      const { api, save } = mount(staticSource(scenario(), 'demo'));
+      const recording = JSON.parse(api.exportJson());
+      expect(recording).toMatchObject({ format: 'retryline-recording', version: 1, source: 'demo' });
+      expect(recording.entries).toEqual(scenario());
+      expect(JSON.parse(api.exportHar())).toEqual(
+        JSON.parse(JSON.stringify(toHar(foldTimeline(scenario())))),
+      );
+
+      fireEvent.click(screen.getByTestId('export-json'));
+      fireEvent.click(screen.getByTestId('export-har'));
+      expect(save.mock.calls.map(([name, , type]) => [name.replace(/\d/g, '0'), type])).toEqual([
+        ['retryline-0000-00-00T00-00-00.json', 'application/json'],
+        ['retryline-0000-00-00T00-00-00.har', 'application/json'],
+      ]);
+      const saved = JSON.parse(save.mock.calls[0]?.[1]);
+      expect(saved).toEqual({ ...JSON.parse(api.exportJson()), recordedAt: saved.recordedAt });
+    });
+
+    it('round-trips its own exports to the same rows', () => {
+      const { api } = mount(staticSource(scenario()));
+      const before = document.querySelector('.rl-list__window')?.innerHTML;
+      for (const text of [api.exportJson(), api.exportHar()]) {
+        act(() => api.importText(text));
+        expect(document.querySelector('.rl-list__window')?.innerHTML).toBe(before);
+      }
+    });
+
+    it('imports a file chosen with the hidden file input', async () => {
+      mount(staticSource([]));
+      const input = screen.getByTestId('import-file') as HTMLInputElement;
+      expect(input.type).toBe('file');
+      expect(input.hidden).toBe(true);
+      const file = new File([JSON.stringify(toHar(foldTimeline(scenario())))], 'run.har');
+      Object.defineProperty(input, 'files', { value: [file], configurable: true });
+      fireEvent.change(input);
+      await waitFor(() => expect(rowIds()).toEqual(['r1', 'r2', 'r3']));
+      expect(screen.getByTestId('imported').textContent).toContain('run.har');
+    });
+
+    it('clicks the file input for the Import button', () => {
+      mount(staticSource([]));
+      const input = screen.getByTestId('import-file') as HTMLInputElement;
+      const click = vi.spyOn(input, 'click').mockImplementation(() => {});
+      fireEvent.click(screen.getByTestId('import'));
+      expect(click).toHaveBeenCalledOnce();
+    });
+
+    it('shows an import error and keeps the rows it had', () => {
+      const { api } = mount(staticSource(scenario()));
+      act(() => api.importText('{"log":{"entries":[{}]}}'));
+      expect(screen.getByTestId('notice').textContent).toMatch(
+        /Import failed: This HAR has no Retryline data/,
+      );
+      expect(rowIds()).toEqual(['r1', 'r2', 'r3']);
+    });
+  });
+
+  describe('text-only rendering', () => {
+    const payload = '<img src=x onerror=alert(1)>';
+    const hostile: TimelineEntry[] = [
+      { type: 'navigation', url: `${ORIGIN}/${payload}`, t: 0 },
+      ev('x', { type: 'request-start', t: 1, client: payload, method: payload, url: `${API}/${payload}` }),
+      ev('x', { type: 'attempt-start', t: 2, attempt: 1, headers: { 'x-evil': payload } }),
+      ev('x', {
+        type: 'attempt-end',
+        t: 3,
+        attempt: 1,
+        outcome: 'error',
+        duration: 1,
+        error: { name: payload, message: payload, code: payload },
+      }),
+      ev('x', { type: 'guard-wait', t: 4, attempt: 2, guard: 'limiter', key: payload, waited: 1 }),
+      ev('x', { type: 'breaker-state', t: 5, key: payload, from: 'closed', to: 'open' }),
+      ev('x', {
+        type: 'request-end',
+        t: 6,
+        outcome: 'exhausted',
+        attempts: 1,
+        totalDelay: 0,
+        duration: 5,
+        error: { name: payload, message: payload },
+      }),
+    ];
+
+    it('renders page data as text, never as markup', () => {
+      const { container } = mount(staticSource(hostile));
+      fireEvent.click(screen.getByTestId('request-row'));
+      fireEvent.input(screen.getByTestId('filter'), { target: { value: 'img' } });
+      expect(container.querySelector('img')).toBeNull();
+      expect(document.querySelector('img')).toBeNull();
+      expect(screen.getByTestId('request-row').textContent).toContain(payload);
+      expect(screen.getByTestId('detail').textContent).toContain(`x-evil${payload}`);
+      expect(screen.getByTestId('navigation').textContent).toContain(payload);
+      expect(screen.getByTestId('lane').textContent).toContain(payload);
+    });
+
+    it('keeps an imported payload inert too', () => {
+      const { api } = mount(staticSource([]));
+      act(() => api.importText(JSON.stringify(toRecording(hostile, payload))));
+      expect(document.querySelector('img')).toBeNull();
+      expect(parseImport(api.exportJson())).toMatchObject({ format: 'recording' });
+    });
+  });
+});

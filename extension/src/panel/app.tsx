@@ -1,0 +1,290 @@
+/**
+ * The panel: toolbar, per-origin lanes, the request list with its waterfall, and the detail pane
+ * of the selected request. It runs on any {@link PanelSource}: a tab's live timeline, or a fixed
+ * one (the standalone viewer, an imported file), so the same UI serves DevTools and `retryline view`.
+ */
+
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { exportFileName, parseImport, toHar, toRecording } from '../model/export';
+import { compileFilter, type FilterCriteria, filterChoices } from '../model/filter';
+import { appendTimeline, emptyTimeline, foldTimeline, type Timeline } from '../model/timeline';
+import type { TabSettings, TimelineEntry } from '../shared/protocol';
+import { DetailPane } from './detail-pane';
+import { Lanes } from './lanes';
+import { listItems, RequestList } from './request-list';
+import { DEFAULT_SETTINGS, fetchRecording, type PanelSource, staticSource } from './sources';
+import { Toolbar } from './toolbar';
+
+/** What the entries expose as `window.__retrylinePanel`, for the end-to-end test and the benchmark. */
+export interface PanelApi {
+  /** How many requests the list shows (after filters). */
+  rows(): number;
+  exportJson(): string;
+  exportHar(): string;
+  /** Imports a Recording or HAR, as the Import button does (errors show in the panel). */
+  importText(text: string): void;
+}
+
+export interface AppProps {
+  readonly source: PanelSource;
+  /** A recording to open at start (`?src=`); only same-origin URLs load. */
+  readonly src?: string;
+  readonly fetch?: typeof fetch;
+  /** Receives the panel's API once mounted. */
+  readonly onApi?: (api: PanelApi) => void;
+  /** Saves an export. @default a download through a temporary link */
+  readonly save?: (name: string, text: string, type: string) => void;
+  /** The clock running requests are drawn up to. @default Date.now */
+  readonly now?: () => number;
+}
+
+interface Notice {
+  readonly kind: 'error' | 'info';
+  readonly text: string;
+}
+
+export function App(props: AppProps) {
+  const { source } = props;
+  const now = props.now ?? Date.now;
+  const [active, setActive] = useState<PanelSource>(source);
+  const [imported, setImported] = useState<string | undefined>(undefined);
+  const [timeline, setTimeline] = useState<Timeline>(emptyTimeline);
+  const [settings, setSettings] = useState<TabSettings>(DEFAULT_SETTINGS);
+  const [connected, setConnected] = useState(true);
+  const [notice, setNotice] = useState<Notice | undefined>(undefined);
+  const [criteria, setCriteria] = useState<FilterCriteria>({ text: '' });
+  const [selectedId, setSelectedId] = useState<string | undefined>(undefined);
+  const [clock, setClock] = useState(now);
+  // The raw entries, for Export JSON: append-only between resets, so kept out of render state.
+  const entries = useRef<TimelineEntry[]>([]);
+  const fileInput = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    // A new source replaces the old one's state; its first updates restore everything.
+    return active.subscribe((update) => {
+      switch (update.kind) {
+        case 'reset':
+          entries.current = update.entries.slice();
+          setTimeline(foldTimeline(update.entries));
+          return;
+        case 'append':
+          for (const entry of update.entries) entries.current.push(entry);
+          setTimeline((current) => appendTimeline(current, update.entries));
+          setClock(now());
+          return;
+        case 'settings':
+          setSettings(update.settings);
+          return;
+        case 'status':
+          setConnected(update.connected);
+          return;
+      }
+    });
+  }, [active]);
+
+  // Running requests grow with the clock; tick only while there are some.
+  const running = useMemo(() => timeline.rows.some((row) => row.outcome === 'pending'), [timeline]);
+  useEffect(() => {
+    if (!running || !active.live) return;
+    const timer = setInterval(() => setClock(now()), 500);
+    return () => clearInterval(timer);
+  }, [running, active]);
+
+  const filter = useMemo(() => compileFilter(criteria), [criteria]);
+  const rows = useMemo(
+    () => (filter.active ? timeline.rows.filter(filter.test) : timeline.rows),
+    [timeline.rows, filter],
+  );
+  const items = useMemo(() => listItems(rows, timeline.navigations), [rows, timeline.navigations]);
+  const choices = useMemo(() => filterChoices(timeline), [timeline.rows]);
+  const attempts = useMemo(
+    () => timeline.rows.reduce((sum, row) => sum + row.attempts.length, 0),
+    [timeline.rows],
+  );
+  const selected = useMemo(
+    () => (selectedId === undefined ? undefined : timeline.rows.find((row) => row.requestId === selectedId)),
+    [timeline.rows, selectedId],
+  );
+
+  const importText = useCallback((text: string, name = 'import') => {
+    const result = parseImport(text);
+    if ('error' in result) {
+      setNotice({ kind: 'error', text: `Import failed: ${result.error}` });
+      return;
+    }
+    setSelectedId(undefined);
+    setActive(staticSource(result.entries, name));
+    setImported(name);
+    setNotice(
+      result.skipped > 0
+        ? { kind: 'info', text: `Imported ${name}; ${result.skipped} invalid entries were skipped.` }
+        : undefined,
+    );
+  }, []);
+
+  const exportJson = () => JSON.stringify(toRecording(entries.current, active.label));
+  const exportHar = () => JSON.stringify(toHar(timeline));
+
+  // The API reads the latest render's values through a ref, so it is created only once.
+  const latest = useRef({ rows: 0, exportJson, exportHar, importText });
+  latest.current = { rows: rows.length, exportJson, exportHar, importText };
+  useEffect(() => {
+    props.onApi?.({
+      rows: () => latest.current.rows,
+      exportJson: () => latest.current.exportJson(),
+      exportHar: () => latest.current.exportHar(),
+      importText: (text) => latest.current.importText(text),
+    });
+  }, []);
+
+  useEffect(() => {
+    if (props.src === undefined) return;
+    let cancelled = false;
+    const base = globalThis.location?.href ?? 'about:blank';
+    void fetchRecording(props.src, base, props.fetch).then((result) => {
+      if (cancelled) return;
+      if ('error' in result) setNotice({ kind: 'error', text: result.error });
+      else latest.current.importText(result.text, result.name);
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [props.src]);
+
+  const save = props.save ?? download;
+  const onFile = async (event: Event) => {
+    const input = event.currentTarget as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = '';
+    if (!file) return;
+    try {
+      importText(await file.text(), file.name);
+    } catch (error) {
+      setNotice({
+        kind: 'error',
+        text: `Import failed: cannot read ${file.name}: ${(error as Error).message}`,
+      });
+    }
+  };
+
+  const live = active.live;
+  const empty = timeline.rows.length === 0;
+  return (
+    <div class="rl-app">
+      <Toolbar
+        live={live}
+        settings={settings}
+        criteria={criteria}
+        choices={choices}
+        filterError={filter.error}
+        onCriteria={setCriteria}
+        onSettings={(change) => active.updateSettings(change)}
+        onClear={() => {
+          setSelectedId(undefined);
+          active.clear();
+        }}
+        onExportJson={() => save(exportFileName('json'), exportJson(), 'application/json')}
+        onExportHar={() => save(exportFileName('har'), exportHar(), 'application/json')}
+        onImport={() => fileInput.current?.click()}
+      />
+      <input
+        ref={fileInput}
+        type="file"
+        accept=".json,.har,application/json"
+        data-testid="import-file"
+        hidden
+        onChange={onFile}
+      />
+      {imported !== undefined && (
+        <div class="rl-banner" data-testid="imported">
+          Viewing {imported}
+          {source.live ? (
+            <button
+              type="button"
+              class="rl-link"
+              onClick={() => {
+                setImported(undefined);
+                setSelectedId(undefined);
+                setActive(source);
+              }}
+            >
+              Back to the live page
+            </button>
+          ) : null}
+        </div>
+      )}
+      {live && !connected && (
+        <div class="rl-banner rl-banner--warn" role="status">
+          Reconnecting to the extension…
+        </div>
+      )}
+      {live && !settings.record && (
+        <div class="rl-banner" role="status">
+          Recording is paused: new requests are not captured.
+        </div>
+      )}
+      {notice && (
+        <div class={`rl-banner rl-banner--${notice.kind}`} role="alert" data-testid="notice">
+          {notice.text}
+          <button type="button" class="rl-link" onClick={() => setNotice(undefined)}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      {timeline.start !== undefined && timeline.end !== undefined && (
+        <Lanes lanes={timeline.lanes} start={timeline.start} end={timeline.end} />
+      )}
+      <div class={selected ? 'rl-main rl-main--detail' : 'rl-main'}>
+        {empty ? (
+          <Empty live={live} onImport={() => fileInput.current?.click()} />
+        ) : (
+          <RequestList
+            items={items}
+            selectedId={selectedId}
+            onSelect={setSelectedId}
+            // A recording's running requests end where it ends; a live tab's grow with the clock.
+            now={live ? Math.max(clock, timeline.end ?? 0) : (timeline.end ?? 0)}
+            follow={live}
+          />
+        )}
+        {selected && <DetailPane row={selected} onClose={() => setSelectedId(undefined)} />}
+      </div>
+      <footer class="rl-status" data-testid="status">
+        {rows.length === timeline.rows.length
+          ? `${timeline.rows.length} requests`
+          : `${rows.length} of ${timeline.rows.length} requests`}
+        {` · ${attempts} attempts`}
+      </footer>
+    </div>
+  );
+}
+
+function Empty({ live, onImport }: { readonly live: boolean; readonly onImport: () => void }) {
+  return (
+    <div class="rl-empty" data-testid="empty">
+      {live ? (
+        <p>
+          Recording Retryline requests. Use the page (or reload it) to see each request’s attempts and waits.
+        </p>
+      ) : (
+        <>
+          <p>No page attached. Open a Retryline recording (.json) or a HAR exported by this panel.</p>
+          <button type="button" class="rl-button" data-testid="empty-import" onClick={onImport}>
+            Import a file
+          </button>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** Saves `text` as a file through a temporary object URL. */
+function download(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.click();
+  // The download has started by the next task; the URL is not needed after it.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}

@@ -1,0 +1,75 @@
+// @vitest-environment happy-dom
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/preact';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { scenario } from '../model/fixtures';
+import { foldTimeline } from '../model/timeline';
+import { DetailPane } from './detail-pane';
+
+afterEach(cleanup);
+
+const [r1, r2] = foldTimeline(scenario()).rows;
+if (!r1 || !r2) throw new Error('fixture');
+
+describe('DetailPane', () => {
+  it('lists every attempt with its status, phase and error', () => {
+    render(<DetailPane row={r1} onClose={() => {}} />);
+    const attempts = screen.getAllByTestId('detail-attempt');
+    expect(attempts).toHaveLength(3);
+    expect(attempts[0]?.textContent).toContain('Attempt 1: 503');
+    expect(attempts[0]?.textContent).toContain('got a response');
+    expect(attempts[1]?.textContent).toContain('Attempt 2: ECONNRESET');
+    expect(attempts[1]?.textContent).toContain('may have reached the server');
+    expect(attempts[1]?.textContent).toContain('TypeError (ECONNRESET): fetch failed');
+    expect(attempts[2]?.textContent).toContain('Attempt 3: 200');
+  });
+
+  it('puts each wait before the attempt it delayed, with how its delay was computed', () => {
+    render(<DetailPane row={r1} onClose={() => {}} />);
+    const steps = [...document.querySelectorAll('.rl-step')].map((step) => step.getAttribute('data-testid'));
+    expect(steps).toEqual([
+      'detail-guard',
+      'detail-attempt',
+      'detail-wait',
+      'detail-attempt',
+      'detail-wait',
+      'detail-attempt',
+    ]);
+    const [retryAfter, backoff] = screen.getAllByTestId('detail-wait');
+    expect(retryAfter?.textContent).toContain('Wait: Retry-After 2 s');
+    expect(retryAfter?.textContent).toContain('Retry-After header asked for 2 s');
+    expect(backoff?.textContent).toContain('Wait: backoff 412 ms (exponential, full)');
+    expect(backoff?.textContent).toContain(
+      'exponential backoff 800 ms → capped 800 ms → full jitter → 412 ms',
+    );
+    expect(screen.getByTestId('detail-guard').textContent).toContain('limiter for https://api.example');
+  });
+
+  it('shows headers as recorded: redacted values stay [redacted]', () => {
+    render(<DetailPane row={r1} onClose={() => {}} />);
+    const first = screen.getAllByTestId('detail-attempt')[0];
+    if (!first) throw new Error('attempt');
+    const headers = within(first)
+      .getAllByTestId('header')
+      .map((row) => [row.querySelector('th')?.textContent, row.querySelector('td')?.textContent]);
+    expect(headers).toEqual([
+      ['accept', 'application/json'],
+      ['authorization', '[redacted]'],
+      ['retry-after', '2'],
+      ['set-cookie', '[redacted]'],
+    ]);
+  });
+
+  it('explains a request refused before any attempt', () => {
+    render(<DetailPane row={r2} onClose={() => {}} />);
+    expect(screen.getByTestId('detail-outcome').textContent).toBe('breaker open');
+    expect(screen.getByText(/CircuitOpenError: The circuit/)).toBeTruthy();
+    expect(screen.queryAllByTestId('detail-attempt')).toHaveLength(0);
+  });
+
+  it('closes', () => {
+    const onClose = vi.fn();
+    render(<DetailPane row={r1} onClose={onClose} />);
+    fireEvent.click(screen.getByLabelText('Close details'));
+    expect(onClose).toHaveBeenCalledOnce();
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * The selected request in full: every attempt (status, phase, error, headers as the events carry
+ * them, so redacted values stay `[redacted]`), every wait with how its delay was computed, and the
+ * guards that held attempts back.
+ */
+
+import type { AttemptRow, HeaderMap, RequestRow } from '../model/timeline';
+import {
+  attemptStatusText,
+  clockTime,
+  formatMs,
+  guardLabel,
+  outcomeLabel,
+  waitComputation,
+  waitLabel,
+} from './format';
+
+export interface DetailPaneProps {
+  readonly row: RequestRow;
+  readonly onClose: () => void;
+}
+
+export function DetailPane({ row, onClose }: DetailPaneProps) {
+  return (
+    <aside class="rl-detail" data-testid="detail" aria-label="Request details">
+      <header class="rl-detail__header">
+        <h2 class="rl-detail__title">
+          {row.method === '' ? null : <span class="rl-detail__method">{row.method} </span>}
+          <span class="rl-detail__url">{row.url === '' ? row.path || row.requestId : row.url}</span>
+        </h2>
+        <button
+          type="button"
+          class="rl-button"
+          onClick={onClose}
+          aria-label="Close details"
+          title="Close (Esc)"
+        >
+          ×
+        </button>
+      </header>
+      <dl class="rl-facts">
+        <dt>Outcome</dt>
+        <dd data-testid="detail-outcome">
+          {outcomeLabel(row.outcome)}
+          {row.status === undefined ? '' : ` · ${row.status}`}
+        </dd>
+        <dt>Client</dt>
+        <dd>
+          {row.client}
+          {row.operation === undefined ? '' : ` · ${row.operation}`}
+        </dd>
+        <dt>Attempts</dt>
+        <dd>{row.attempts.length}</dd>
+        <dt>Started</dt>
+        <dd>
+          {clockTime(row.start)}
+          {row.complete ? '' : ' (inferred: the request’s start was not recorded)'}
+        </dd>
+        {row.end === undefined ? null : (
+          <>
+            <dt>Took</dt>
+            <dd>
+              {formatMs(row.end - row.start)}
+              {row.totalDelay === undefined ? '' : `, of which waiting ${formatMs(row.totalDelay)}`}
+            </dd>
+          </>
+        )}
+        {row.error ? (
+          <>
+            <dt>Error</dt>
+            <dd class="rl-error">{errorText(row.error)}</dd>
+          </>
+        ) : null}
+        <dt>Request id</dt>
+        <dd class="rl-mono">{row.requestId}</dd>
+      </dl>
+
+      <ol class="rl-timeline">
+        {steps(row).map((step) =>
+          step.kind === 'attempt' ? (
+            <li key={`a${step.attempt.n}`} class="rl-step" data-testid="detail-attempt">
+              <AttemptDetail attempt={step.attempt} />
+            </li>
+          ) : step.kind === 'wait' ? (
+            <li key={`w${step.index}`} class="rl-step rl-step--wait" data-testid="detail-wait">
+              <h3 class="rl-step__title">Wait: {waitLabel(step.wait)}</h3>
+              <ul class="rl-computation">
+                {waitComputation(step.wait).map((line) => (
+                  <li key={line}>{line}</li>
+                ))}
+              </ul>
+              <p class="rl-step__meta">from {clockTime(step.wait.start)}</p>
+            </li>
+          ) : (
+            <li key={`g${step.index}`} class="rl-step rl-step--wait" data-testid="detail-guard">
+              <h3 class="rl-step__title">Held back: {guardLabel(step.guard)}</h3>
+              <p class="rl-step__meta">
+                {step.guard.guard} for {step.guard.key}, before attempt {step.guard.attempt}
+              </p>
+            </li>
+          ),
+        )}
+      </ol>
+    </aside>
+  );
+}
+
+type Step =
+  | { readonly kind: 'attempt'; readonly attempt: AttemptRow }
+  | { readonly kind: 'wait'; readonly index: number; readonly wait: RequestRow['waits'][number] }
+  | { readonly kind: 'guard'; readonly index: number; readonly guard: RequestRow['guardWaits'][number] };
+
+/** Attempts with the waits before each, in the order they happened. */
+function steps(row: RequestRow): Step[] {
+  const out: Step[] = [];
+  const placed = new Set<number>();
+  const placedGuards = new Set<number>();
+  const before = (n: number) => {
+    row.waits.forEach((wait, index) => {
+      if (wait.afterAttempt === n - 1 && !placed.has(index)) {
+        placed.add(index);
+        out.push({ kind: 'wait', index, wait });
+      }
+    });
+    row.guardWaits.forEach((guard, index) => {
+      if (guard.attempt === n && !placedGuards.has(index)) {
+        placedGuards.add(index);
+        out.push({ kind: 'guard', index, guard });
+      }
+    });
+  };
+  for (const attempt of row.attempts) {
+    before(attempt.n);
+    out.push({ kind: 'attempt', attempt });
+  }
+  // Waits no recorded attempt followed (the request ended, or is waiting now).
+  row.waits.forEach((wait, index) => {
+    if (!placed.has(index)) out.push({ kind: 'wait', index, wait });
+  });
+  row.guardWaits.forEach((guard, index) => {
+    if (!placedGuards.has(index)) out.push({ kind: 'guard', index, guard });
+  });
+  return out;
+}
+
+function AttemptDetail({ attempt }: { readonly attempt: AttemptRow }) {
+  return (
+    <>
+      <h3 class="rl-step__title">
+        Attempt {attempt.n}: <span class="rl-step__status">{attemptStatusText(attempt)}</span>
+        <span class="rl-step__meta">
+          {' '}
+          · {attempt.outcome}
+          {attempt.phase === undefined ? '' : ` · ${phaseText(attempt.phase)}`}
+          {attempt.end === undefined ? ' · running' : ` · ${formatMs(attempt.end - attempt.start)}`} · at{' '}
+          {clockTime(attempt.start)}
+        </span>
+      </h3>
+      {attempt.error ? <p class="rl-error">{errorText(attempt.error)}</p> : null}
+      <Headers title="Request headers" headers={attempt.requestHeaders} />
+      <Headers title="Response headers" headers={attempt.responseHeaders} />
+    </>
+  );
+}
+
+function phaseText(phase: NonNullable<AttemptRow['phase']>): string {
+  switch (phase) {
+    case 'not-sent':
+      return 'failed before sending';
+    case 'unknown':
+      return 'may have reached the server';
+    case 'response':
+      return 'got a response';
+  }
+}
+
+function errorText(error: {
+  readonly name: string;
+  readonly message: string;
+  readonly code?: string;
+}): string {
+  return `${error.name}${error.code === undefined ? '' : ` (${error.code})`}: ${error.message}`;
+}
+
+function Headers({ title, headers }: { readonly title: string; readonly headers: HeaderMap | undefined }) {
+  if (headers === undefined) return null;
+  const names = Object.keys(headers).sort();
+  return (
+    <details class="rl-headers" open>
+      <summary>
+        {title} ({names.length})
+      </summary>
+      <table>
+        <tbody>
+          {names.map((name) => (
+            <tr key={name} data-testid="header">
+              <th scope="row">{name}</th>
+              <td>{headers[name]}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </details>
+  );
+}

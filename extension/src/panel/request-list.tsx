@@ -1,0 +1,215 @@
+/**
+ * The request list, virtualised: rows have one fixed height, so the rows in view follow from the
+ * scroll position alone, and only those (plus an overscan above and below) are in the DOM. Ten
+ * thousand requests cost the same to render as forty.
+ */
+
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { NavigationMark, RequestRow } from '../model/timeline';
+import { formatMs, outcomeLabel, rowStatusText } from './format';
+import { axisFor, Waterfall, WaterfallAxis } from './waterfall';
+
+export const ROW_HEIGHT = 24;
+/** Rows rendered beyond each edge of the viewport, so a fast scroll shows no blank. */
+export const OVERSCAN = 8;
+/** The viewport height assumed before the list is measured (or where layout gives none, as in tests). */
+const FALLBACK_HEIGHT = 600;
+
+/** A line of the list: a request, or a navigation separator. */
+export type ListItem =
+  | { readonly kind: 'row'; readonly row: RequestRow }
+  | { readonly kind: 'navigation'; readonly navigation: NavigationMark };
+
+/** The rows with each navigation before the first row that came after it. */
+export function listItems(rows: readonly RequestRow[], navigations: readonly NavigationMark[]): ListItem[] {
+  const items: ListItem[] = [];
+  let nav = 0;
+  for (const row of rows) {
+    while (nav < navigations.length && (navigations[nav] as NavigationMark).beforeRow <= row.index) {
+      items.push({ kind: 'navigation', navigation: navigations[nav++] as NavigationMark });
+    }
+    items.push({ kind: 'row', row });
+  }
+  while (nav < navigations.length)
+    items.push({ kind: 'navigation', navigation: navigations[nav++] as NavigationMark });
+  return items;
+}
+
+export interface RequestListProps {
+  readonly items: readonly ListItem[];
+  readonly selectedId: string | undefined;
+  readonly onSelect: (requestId: string | undefined) => void;
+  /** The time running requests are drawn up to. */
+  readonly now: number;
+  /** Keep the newest rows in view while the list is scrolled to its end (a live tab). @default false */
+  readonly follow?: boolean;
+}
+
+export function RequestList({ items, selectedId, onSelect, now, follow = false }: RequestListProps) {
+  const scroller = useRef<HTMLElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [height, setHeight] = useState(0);
+  // Follow new requests while the user is at the bottom, as the Network panel does.
+  const atBottom = useRef(follow);
+
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (!element) return;
+    const measure = () => setHeight(element.clientHeight);
+    measure();
+    if (typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (!element || !follow || !atBottom.current) return;
+    const bottom = Math.max(0, items.length * ROW_HEIGHT - element.clientHeight);
+    if (element.scrollTop !== bottom && element.clientHeight > 0) {
+      element.scrollTop = bottom;
+      setScrollTop(bottom);
+    }
+  }, [items.length]);
+
+  const viewport = height > 0 ? height : FALLBACK_HEIGHT;
+  const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(items.length, Math.ceil((scrollTop + viewport) / ROW_HEIGHT) + OVERSCAN);
+  const visible = items.slice(first, last);
+  const axis = useMemo(
+    () =>
+      axisFor(
+        visible.flatMap((item) => (item.kind === 'row' ? [item.row] : [])),
+        now,
+      ),
+    // `visible` is a fresh array each render; its bounds and the items decide it.
+    [items, first, last, now],
+  );
+
+  // Keep the selection in view when it moves by keyboard.
+  const selectedAt = useMemo(
+    () => items.findIndex((item) => item.kind === 'row' && item.row.requestId === selectedId),
+    [items, selectedId],
+  );
+  useEffect(() => {
+    const element = scroller.current;
+    if (!element || selectedAt < 0) return;
+    const top = selectedAt * ROW_HEIGHT;
+    if (top < element.scrollTop) element.scrollTop = top;
+    else if (top + ROW_HEIGHT > element.scrollTop + element.clientHeight && element.clientHeight > 0) {
+      element.scrollTop = top + ROW_HEIGHT - element.clientHeight;
+    }
+  }, [selectedAt]);
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === 'Escape') {
+      onSelect(undefined);
+      return;
+    }
+    if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+    event.preventDefault();
+    const step = event.key === 'ArrowDown' ? 1 : -1;
+    for (let i = selectedAt + step; i >= 0 && i < items.length; i += step) {
+      const item = items[i];
+      if (item?.kind === 'row') {
+        onSelect(item.row.requestId);
+        return;
+      }
+    }
+  };
+
+  return (
+    <div class="rl-list">
+      <div class="rl-list__header rl-cols">
+        <span>Status</span>
+        <span>Method</span>
+        <span>URL</span>
+        <span class="rl-col--wide">Client</span>
+        <span title="Attempts">#</span>
+        <span class="rl-col--wide">Outcome</span>
+        <span class="rl-col--wide">Time</span>
+        <span class="rl-list__axis">
+          <WaterfallAxis axis={axis} />
+        </span>
+      </div>
+      {/* A scrollable region is focusable (WCAG 2.1.1), and then the arrow keys move the selection. */}
+      <section
+        class="rl-list__scroller"
+        ref={scroller}
+        aria-label="Requests"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: see above.
+        tabIndex={0}
+        onKeyDown={onKeyDown}
+        onScroll={(event) => {
+          const element = event.currentTarget;
+          atBottom.current = element.scrollTop + element.clientHeight >= element.scrollHeight - ROW_HEIGHT;
+          setScrollTop(element.scrollTop);
+        }}
+      >
+        <div class="rl-list__spacer" style={{ height: `${items.length * ROW_HEIGHT}px` }}>
+          <div class="rl-list__window" style={{ transform: `translateY(${first * ROW_HEIGHT}px)` }}>
+            {visible.map((item) =>
+              item.kind === 'navigation' ? (
+                <div
+                  key={`nav-${item.navigation.t}-${item.navigation.beforeRow}`}
+                  class="rl-separator"
+                  data-testid="navigation"
+                >
+                  <span>Navigated to {item.navigation.url}</span>
+                </div>
+              ) : axis ? (
+                <Row
+                  key={item.row.requestId}
+                  row={item.row}
+                  axis={axis}
+                  now={now}
+                  selected={item.row.requestId === selectedId}
+                  onSelect={onSelect}
+                />
+              ) : null,
+            )}
+          </div>
+        </div>
+      </section>
+    </div>
+  );
+}
+
+interface RowProps {
+  readonly row: RequestRow;
+  readonly axis: { readonly start: number; readonly end: number };
+  readonly now: number;
+  readonly selected: boolean;
+  readonly onSelect: (requestId: string) => void;
+}
+
+function Row({ row, axis, now, selected, onSelect }: RowProps) {
+  const time = row.end === undefined ? undefined : row.end - row.start;
+  const retried = row.attempts.length > 1;
+  return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the list handles the keyboard (arrow keys move the selection).
+    // biome-ignore lint/a11y/noStaticElementInteractions: as above.
+    <div
+      class={`rl-row rl-cols rl-row--${row.outcome}${selected ? ' rl-row--selected' : ''}${row.complete ? '' : ' rl-row--partial'}`}
+      aria-current={selected ? 'true' : undefined}
+      data-testid="request-row"
+      data-request-id={row.requestId}
+      onClick={() => onSelect(row.requestId)}
+    >
+      <span class="rl-cell rl-cell--status">{rowStatusText(row)}</span>
+      <span class="rl-cell">{row.method}</span>
+      <span class="rl-cell rl-cell--url" title={row.url === '' ? row.path : row.url}>
+        {row.origin === '' ? null : <span class="rl-cell__origin">{row.origin}</span>}
+        {row.path}
+      </span>
+      <span class="rl-cell rl-col--wide">{row.client}</span>
+      <span class={`rl-cell rl-cell--num${retried ? ' rl-cell--retried' : ''}`}>{row.attempts.length}</span>
+      <span class="rl-cell rl-col--wide">{outcomeLabel(row.outcome)}</span>
+      <span class="rl-cell rl-cell--num rl-col--wide">{time === undefined ? '' : formatMs(time)}</span>
+      <span class="rl-cell rl-cell--waterfall">
+        <Waterfall row={row} axis={axis} now={now} />
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,289 @@
+import { describe, expect, it, vi } from 'vitest';
+import { ev, ORIGIN, scenario } from '../model/fixtures';
+import type { PanelRequest, TimelineEntry, WorkerUpdate } from '../shared/protocol';
+import { PANEL_PORT } from '../shared/protocol';
+import {
+  connectWorker,
+  fetchRecording,
+  fromLastNavigation,
+  type PanelPort,
+  type SourceUpdate,
+  staticSource,
+} from './sources';
+
+/** A runtime whose ports the test drives: what the panel posts, and the worker's replies. */
+function fakeRuntime() {
+  const ports: {
+    name: string;
+    posted: PanelRequest[];
+    message: (m: unknown) => void;
+    disconnect: () => void;
+    disconnected: boolean;
+  }[] = [];
+  const runtime = {
+    connect: vi.fn(({ name }: { name: string }): PanelPort => {
+      const port = {
+        name,
+        posted: [] as PanelRequest[],
+        message: (_: unknown) => {},
+        disconnect: () => {},
+        disconnected: false,
+      };
+      ports.push(port);
+      return {
+        postMessage: (message) => port.posted.push(message),
+        disconnect: () => {
+          port.disconnected = true;
+        },
+        onMessage: {
+          addListener: (callback) => {
+            port.message = callback;
+          },
+        },
+        onDisconnect: {
+          addListener: (callback) => {
+            port.disconnect = callback;
+          },
+        },
+      };
+    }),
+  };
+  return { runtime, ports };
+}
+
+/** A scheduler the test runs by hand. */
+function manualSchedule() {
+  const pending: { callback: () => void; ms: number; cancelled: boolean }[] = [];
+  return {
+    pending,
+    schedule: (callback: () => void, ms: number) => {
+      const task = { callback, ms, cancelled: false };
+      pending.push(task);
+      return () => {
+        task.cancelled = true;
+      };
+    },
+    runNext() {
+      const task = pending.shift();
+      if (task && !task.cancelled) task.callback();
+      return task;
+    },
+  };
+}
+
+function record(source: ReturnType<typeof connectWorker>) {
+  const updates: SourceUpdate[] = [];
+  source.subscribe((update) => updates.push(update));
+  return updates;
+}
+
+const settings = { preserveLog: false, record: true };
+const snapshot = (entries: TimelineEntry[]): WorkerUpdate => ({
+  kind: 'snapshot',
+  tabId: 7,
+  entries,
+  settings,
+});
+
+describe('connectWorker', () => {
+  it('connects on the panel port and subscribes to its tab', () => {
+    const { runtime, ports } = fakeRuntime();
+    connectWorker(7, runtime);
+    expect(runtime.connect).toHaveBeenCalledWith({ name: PANEL_PORT });
+    expect(ports[0]?.posted).toEqual([{ kind: 'subscribe', tabId: 7 }]);
+  });
+
+  it('applies a snapshot, appends, settings and clears', () => {
+    const { runtime, ports } = fakeRuntime();
+    const source = connectWorker(7, runtime);
+    const updates = record(source);
+    const entries = scenario();
+    ports[0]?.message(snapshot(entries.slice(0, 2)));
+    ports[0]?.message({ kind: 'append', tabId: 7, entries: entries.slice(2, 4) });
+    ports[0]?.message({ kind: 'settings', tabId: 7, settings: { preserveLog: true, record: false } });
+    ports[0]?.message({ kind: 'cleared', tabId: 7 });
+    expect(updates).toEqual([
+      { kind: 'reset', entries: [] },
+      { kind: 'settings', settings: { preserveLog: false, record: true } },
+      { kind: 'status', connected: false },
+      { kind: 'status', connected: true },
+      { kind: 'settings', settings },
+      { kind: 'reset', entries: entries.slice(0, 2) },
+      { kind: 'append', entries: entries.slice(2, 4) },
+      { kind: 'settings', settings: { preserveLog: true, record: false } },
+      { kind: 'reset', entries: [] },
+    ]);
+  });
+
+  it('ignores messages for another tab and malformed ones', () => {
+    const { runtime, ports } = fakeRuntime();
+    const updates = record(connectWorker(7, runtime));
+    const before = updates.length;
+    ports[0]?.message({ kind: 'append', tabId: 8, entries: scenario() });
+    ports[0]?.message({ kind: 'append', tabId: 7, entries: 'nope' });
+    ports[0]?.message({ kind: 'settings', tabId: 7, settings: { record: 'yes' } });
+    ports[0]?.message(null);
+    expect(updates).toHaveLength(before);
+  });
+
+  it('reconnects with growing delays when the worker goes away, and subscribes again', () => {
+    const { runtime, ports } = fakeRuntime();
+    const timers = manualSchedule();
+    const source = connectWorker(7, runtime, { schedule: timers.schedule });
+    const updates = record(source);
+    ports[0]?.message(snapshot(scenario().slice(0, 1)));
+
+    ports[0]?.disconnect();
+    expect(updates.at(-1)).toEqual({ kind: 'status', connected: false });
+    expect(timers.pending.map((t) => t.ms)).toEqual([100]);
+    timers.runNext();
+    expect(ports).toHaveLength(2);
+    expect(ports[1]?.posted).toEqual([{ kind: 'subscribe', tabId: 7 }]);
+
+    // The new worker dies before answering: the next wait is longer.
+    ports[1]?.disconnect();
+    expect(timers.pending.map((t) => t.ms)).toEqual([200]);
+    timers.runNext();
+    // It answers: the snapshot replaces what the panel had, and the backoff starts over.
+    ports[2]?.message(snapshot(scenario().slice(0, 3)));
+    expect(updates.slice(-3)).toEqual([
+      { kind: 'status', connected: true },
+      { kind: 'settings', settings },
+      { kind: 'reset', entries: scenario().slice(0, 3) },
+    ]);
+    ports[2]?.disconnect();
+    expect(timers.pending.map((t) => t.ms)).toEqual([100]);
+  });
+
+  it('keeps trying when connecting throws (the extension is reloading)', () => {
+    const { runtime, ports } = fakeRuntime();
+    const timers = manualSchedule();
+    runtime.connect.mockImplementationOnce(() => {
+      throw new Error('Extension context invalidated.');
+    });
+    connectWorker(7, runtime, { schedule: timers.schedule });
+    expect(ports).toHaveLength(0);
+    timers.runNext();
+    expect(ports[0]?.posted).toEqual([{ kind: 'subscribe', tabId: 7 }]);
+  });
+
+  it('sends Clear and settings to the worker, applying them at once', () => {
+    const { runtime, ports } = fakeRuntime();
+    const source = connectWorker(7, runtime);
+    const updates = record(source);
+    ports[0]?.message(snapshot(scenario()));
+    source.updateSettings({ preserveLog: true });
+    source.clear();
+    expect(ports[0]?.posted.slice(1)).toEqual([
+      { kind: 'settings', tabId: 7, settings: { preserveLog: true } },
+      { kind: 'clear', tabId: 7 },
+    ]);
+    expect(updates.slice(-2)).toEqual([
+      { kind: 'settings', settings: { preserveLog: true, record: true } },
+      { kind: 'reset', entries: [] },
+    ]);
+  });
+
+  it('starts afresh at a navigation unless Preserve log is on', () => {
+    const { runtime, ports } = fakeRuntime();
+    const source = connectWorker(7, runtime);
+    const updates = record(source);
+    const before = [ev('a', { type: 'request-start', t: 1, client: 'fetch' })];
+    const navigation: TimelineEntry = { type: 'navigation', url: `${ORIGIN}/next`, t: 2 };
+    const after = [ev('b', { type: 'request-start', t: 3, client: 'fetch' })];
+    ports[0]?.message(snapshot(before));
+    ports[0]?.message({ kind: 'append', tabId: 7, entries: [navigation, ...after] });
+    expect(updates.at(-1)).toEqual({ kind: 'reset', entries: [navigation, ...after] });
+
+    ports[0]?.message({ kind: 'settings', tabId: 7, settings: { preserveLog: true, record: true } });
+    ports[0]?.message({ kind: 'append', tabId: 7, entries: [navigation] });
+    expect(updates.at(-1)).toEqual({ kind: 'append', entries: [navigation] });
+  });
+
+  it('stops for good when closed', () => {
+    const { runtime, ports } = fakeRuntime();
+    const timers = manualSchedule();
+    const source = connectWorker(7, runtime, { schedule: timers.schedule });
+    ports[0]?.disconnect();
+    source.close();
+    timers.runNext();
+    expect(ports).toHaveLength(1);
+  });
+
+  it('replays the current state to a late subscriber', () => {
+    const { runtime, ports } = fakeRuntime();
+    const source = connectWorker(7, runtime);
+    ports[0]?.message(snapshot(scenario()));
+    const updates: SourceUpdate[] = [];
+    source.subscribe((update) => updates.push(update));
+    expect(updates).toEqual([
+      // Preserve log is off: the list starts at the snapshot's last navigation.
+      { kind: 'reset', entries: fromLastNavigation(scenario()) },
+      { kind: 'settings', settings },
+      { kind: 'status', connected: true },
+    ]);
+  });
+});
+
+describe('staticSource', () => {
+  it('gives its entries and clears them locally', () => {
+    const source = staticSource(scenario(), 'file.json');
+    const updates: SourceUpdate[] = [];
+    source.subscribe((update) => updates.push(update));
+    source.clear();
+    expect(source.live).toBe(false);
+    expect(source.label).toBe('file.json');
+    expect(updates).toEqual([
+      { kind: 'reset', entries: scenario() },
+      { kind: 'settings', settings: { preserveLog: false, record: false } },
+      { kind: 'reset', entries: [] },
+    ]);
+  });
+});
+
+describe('fromLastNavigation', () => {
+  it('keeps the entries from the last navigation on', () => {
+    const nav = (t: number): TimelineEntry => ({ type: 'navigation', url: 'u', t });
+    const a = ev('a', { type: 'attempt-start', t: 1, attempt: 1 });
+    expect(fromLastNavigation([a, nav(2), a, nav(3), a])).toEqual([nav(3), a]);
+    expect(fromLastNavigation([a])).toEqual([a]);
+  });
+});
+
+describe('fetchRecording', () => {
+  const base = 'https://viewer.example/viewer.html?src=x';
+
+  it('loads a same-origin recording as text', async () => {
+    const fetchImpl = vi.fn(async () => new Response('{"ok":1}'));
+    await expect(fetchRecording('/runs/events.json', base, fetchImpl as never)).resolves.toEqual({
+      text: '{"ok":1}',
+      name: 'events.json',
+    });
+    expect(fetchImpl).toHaveBeenCalledWith('https://viewer.example/runs/events.json', {
+      credentials: 'same-origin',
+    });
+  });
+
+  it('refuses another origin without fetching', async () => {
+    const fetchImpl = vi.fn();
+    const result = await fetchRecording('https://evil.example/x.json', base, fetchImpl as never);
+    expect(result).toEqual({
+      error:
+        'Cannot load https://evil.example/x.json: only recordings from https://viewer.example can be opened.',
+    });
+    expect(fetchImpl).not.toHaveBeenCalled();
+  });
+
+  it('reports HTTP and network failures', async () => {
+    const notFound = vi.fn(async () => new Response('', { status: 404 }));
+    expect(await fetchRecording('a.json', base, notFound as never)).toEqual({
+      error: 'Cannot load https://viewer.example/a.json: HTTP 404.',
+    });
+    const down = vi.fn(async () => {
+      throw new TypeError('Failed to fetch');
+    });
+    expect(await fetchRecording('a.json', base, down as never)).toEqual({
+      error: 'Cannot load https://viewer.example/a.json: Failed to fetch',
+    });
+  });
+});

@@ -1,0 +1,291 @@
+/**
+ * Where the panel's entries come from: the service worker's ring for a tab (live), or a fixed list
+ * (the standalone viewer, an imported file). Both speak {@link SourceUpdate}s, so the panel does
+ * not care which it runs on.
+ *
+ * This module does not import webextension-polyfill: the viewer runs as a plain web page, where
+ * the polyfill throws on load. The panel's entry passes `browser.runtime` in.
+ */
+
+import type { PanelRequest, TabSettings, TimelineEntry, WorkerUpdate } from '../shared/protocol';
+import { PANEL_PORT } from '../shared/protocol';
+
+/** What a source tells the panel. A new subscriber first gets the current state (`reset`, `settings`, `status`). */
+export type SourceUpdate =
+  | { readonly kind: 'reset'; readonly entries: readonly TimelineEntry[] }
+  | { readonly kind: 'append'; readonly entries: readonly TimelineEntry[] }
+  | { readonly kind: 'settings'; readonly settings: TabSettings }
+  | { readonly kind: 'status'; readonly connected: boolean };
+
+export interface PanelSource {
+  /** Whether a tab feeds it (Record, Preserve log and Clear then act on the worker). */
+  readonly live: boolean;
+  /** Names the data, for exports: the tab, or the file it came from. */
+  readonly label: string;
+  subscribe(listener: (update: SourceUpdate) => void): () => void;
+  clear(): void;
+  updateSettings(settings: Partial<TabSettings>): void;
+  /** Stops it for good (closes the port, cancels a pending reconnect). */
+  close(): void;
+}
+
+export const DEFAULT_SETTINGS: TabSettings = { preserveLog: false, record: true };
+
+/** Entries that never change (until cleared): the viewer, an import, a test. */
+export function staticSource(initial: readonly TimelineEntry[], label = 'recording'): PanelSource {
+  let entries = initial;
+  const listeners = new Set<(update: SourceUpdate) => void>();
+  return {
+    live: false,
+    label,
+    subscribe(listener) {
+      listeners.add(listener);
+      listener({ kind: 'reset', entries });
+      listener({ kind: 'settings', settings: { preserveLog: false, record: false } });
+      return () => listeners.delete(listener);
+    },
+    clear() {
+      entries = [];
+      for (const listener of listeners) listener({ kind: 'reset', entries });
+    },
+    updateSettings() {},
+    close() {
+      listeners.clear();
+    },
+  };
+}
+
+/** The part of a `runtime.Port` the panel uses. */
+export interface PanelPort {
+  postMessage(message: PanelRequest): void;
+  disconnect(): void;
+  readonly onMessage: { addListener(callback: (message: unknown) => void): void };
+  readonly onDisconnect: { addListener(callback: () => void): void };
+}
+
+/** The part of `browser.runtime` the panel uses. */
+export interface PortConnector {
+  connect(connectInfo: { name: string }): PanelPort;
+}
+
+export interface ConnectOptions {
+  /** Waits before reconnect number `n` (from 1). @default 100 ms doubling to 5 s */
+  readonly reconnectDelay?: (n: number) => number;
+  /** Runs `callback` after `ms`; returns a cancel function. @default setTimeout */
+  readonly schedule?: (callback: () => void, ms: number) => () => void;
+}
+
+const defaultDelay = (n: number) => Math.min(5000, 100 * 2 ** (n - 1));
+const defaultSchedule = (callback: () => void, ms: number) => {
+  const timer = setTimeout(callback, ms);
+  return () => clearTimeout(timer);
+};
+
+/**
+ * The live timeline of tab `tabId`, from the service worker. MV3 workers are stopped when idle,
+ * which disconnects the port: the source then reconnects with backoff and subscribes again, and
+ * the worker's snapshot (from `storage.session`) replaces what the panel had.
+ *
+ * @example
+ * ```ts
+ * import browser from 'webextension-polyfill';
+ * const source = connectWorker(browser.devtools.inspectedWindow.tabId, browser.runtime);
+ * ```
+ */
+export function connectWorker(
+  tabId: number,
+  runtime: PortConnector,
+  options: ConnectOptions = {},
+): PanelSource {
+  const reconnectDelay = options.reconnectDelay ?? defaultDelay;
+  const schedule = options.schedule ?? defaultSchedule;
+  const listeners = new Set<(update: SourceUpdate) => void>();
+  let entries: TimelineEntry[] = [];
+  let settings: TabSettings = DEFAULT_SETTINGS;
+  let connected = false;
+  let port: PanelPort | undefined;
+  let failures = 0;
+  let cancelReconnect: (() => void) | undefined;
+  let closed = false;
+
+  const emit = (update: SourceUpdate) => {
+    for (const listener of listeners) listener(update);
+  };
+  const setConnected = (value: boolean) => {
+    if (connected === value) return;
+    connected = value;
+    emit({ kind: 'status', connected });
+  };
+  const reset = (next: TimelineEntry[]) => {
+    entries = next;
+    emit({ kind: 'reset', entries });
+  };
+
+  const onMessage = (message: unknown) => {
+    const update = readUpdate(message, tabId);
+    if (!update) return;
+    failures = 0;
+    setConnected(true);
+    switch (update.kind) {
+      case 'snapshot':
+        settings = update.settings;
+        emit({ kind: 'settings', settings });
+        reset(settings.preserveLog ? [...update.entries] : fromLastNavigation(update.entries));
+        return;
+      case 'append': {
+        if (!settings.preserveLog && update.entries.some((e) => e.type === 'navigation')) {
+          // Without Preserve log a navigation starts the list afresh, as in the Network panel.
+          reset(fromLastNavigation([...entries, ...update.entries]));
+          return;
+        }
+        entries = [...entries, ...update.entries];
+        emit({ kind: 'append', entries: update.entries });
+        return;
+      }
+      case 'cleared':
+        reset([]);
+        return;
+      case 'settings':
+        settings = update.settings;
+        emit({ kind: 'settings', settings });
+        return;
+    }
+  };
+
+  const post = (request: PanelRequest) => {
+    try {
+      port?.postMessage(request);
+    } catch {
+      // A port of a stopped worker throws; its onDisconnect reconnects.
+    }
+  };
+
+  const connect = () => {
+    cancelReconnect = undefined;
+    if (closed) return;
+    let next: PanelPort;
+    try {
+      next = runtime.connect({ name: PANEL_PORT });
+    } catch {
+      // The extension was reloaded or is being updated: keep trying, more slowly.
+      retry();
+      return;
+    }
+    port = next;
+    next.onMessage.addListener((message) => {
+      if (port === next) onMessage(message);
+    });
+    next.onDisconnect.addListener(() => {
+      if (port !== next) return;
+      port = undefined;
+      setConnected(false);
+      retry();
+    });
+    post({ kind: 'subscribe', tabId });
+  };
+
+  const retry = () => {
+    if (closed || cancelReconnect) return;
+    failures++;
+    cancelReconnect = schedule(connect, reconnectDelay(failures));
+  };
+
+  connect();
+
+  return {
+    live: true,
+    label: `tab ${tabId}`,
+    subscribe(listener) {
+      listeners.add(listener);
+      listener({ kind: 'reset', entries });
+      listener({ kind: 'settings', settings });
+      listener({ kind: 'status', connected });
+      return () => listeners.delete(listener);
+    },
+    clear() {
+      reset([]);
+      post({ kind: 'clear', tabId });
+    },
+    updateSettings(change) {
+      settings = { ...settings, ...change };
+      emit({ kind: 'settings', settings });
+      post({ kind: 'settings', tabId, settings: change });
+    },
+    close() {
+      closed = true;
+      cancelReconnect?.();
+      cancelReconnect = undefined;
+      const open = port;
+      port = undefined;
+      try {
+        open?.disconnect();
+      } catch {
+        // Already gone.
+      }
+      listeners.clear();
+    },
+  };
+}
+
+/** The entries from the last navigation on (all of them when there was none). */
+export function fromLastNavigation(entries: readonly TimelineEntry[]): TimelineEntry[] {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    if (entries[i]?.type === 'navigation') return entries.slice(i);
+  }
+  return [...entries];
+}
+
+/** A worker message for this tab, shape-checked (the worker is ours, but a bug should not crash the panel). */
+function readUpdate(message: unknown, tabId: number): WorkerUpdate | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const update = message as Partial<Record<string, unknown>>;
+  if (update.tabId !== tabId) return undefined;
+  switch (update.kind) {
+    case 'snapshot':
+      return Array.isArray(update.entries) && isSettings(update.settings)
+        ? (message as WorkerUpdate)
+        : undefined;
+    case 'append':
+      return Array.isArray(update.entries) ? (message as WorkerUpdate) : undefined;
+    case 'cleared':
+      return message as WorkerUpdate;
+    case 'settings':
+      return isSettings(update.settings) ? (message as WorkerUpdate) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function isSettings(value: unknown): value is TabSettings {
+  if (typeof value !== 'object' || value === null) return false;
+  const settings = value as Partial<Record<string, unknown>>;
+  return typeof settings.preserveLog === 'boolean' && typeof settings.record === 'boolean';
+}
+
+/**
+ * Loads a recording for `?src=`: only from the page's own origin (a viewer must not be turned into
+ * a reader of other sites' data by a link), and read as text, never run.
+ */
+export async function fetchRecording(
+  src: string,
+  base: string,
+  fetchImpl: typeof fetch = fetch,
+): Promise<{ text: string; name: string } | { error: string }> {
+  let url: URL;
+  try {
+    url = new URL(src, base);
+  } catch {
+    return { error: `Cannot load "${src}": not a URL.` };
+  }
+  if (url.origin !== new URL(base).origin) {
+    return { error: `Cannot load ${url.href}: only recordings from ${new URL(base).origin} can be opened.` };
+  }
+  try {
+    const response = await fetchImpl(url.href, { credentials: 'same-origin' });
+    if (!response.ok) return { error: `Cannot load ${url.href}: HTTP ${response.status}.` };
+    const name = url.pathname.split('/').pop() || url.href;
+    return { text: await response.text(), name };
+  } catch (error) {
+    return { error: `Cannot load ${url.href}: ${(error as Error).message}` };
+  }
+}
