@@ -1,0 +1,257 @@
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startViewer } from '@retryline/cli';
+import { RETRY, recordEvents, retry } from '@retryline/core';
+import { build } from 'esbuild';
+import { type BrowserContext, chromium, type Page, type Worker } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FaultServer, startFaultServer } from '../support/fault-server';
+
+// The built extension (extension/dist/chrome, made by `pnpm build`) in Debian's Chromium: a fixture
+// page on loopback sends requests through fetch, axios and ky against the fault server; the
+// extension's hook, relay and service worker record their events; the real panel page shows them.
+
+// The extension API inside the service worker, where `worker.evaluate` runs its callbacks.
+declare const chrome: { storage: { session: { get(keys: null): Promise<Record<string, unknown>> } } };
+
+const CHROMIUM = '/usr/bin/chromium';
+const EXTENSION = fileURLToPath(new URL('../../extension/dist/chrome/', import.meta.url));
+const OUTPUT = fileURLToPath(new URL('../../test-output/', import.meta.url));
+
+let server: FaultServer;
+let context: BrowserContext;
+let page: Page;
+let extensionId: string;
+let tabId: number;
+
+interface PanelApi {
+  rows(): number;
+  exportJson(): string;
+  exportHar(): string;
+  importText(text: string): void;
+}
+type PanelWindow = Window & { __retrylinePanel: PanelApi };
+
+const worker = (): Worker | undefined =>
+  context.serviceWorkers().find((w) => w.url().startsWith(`chrome-extension://${extensionId}/`));
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`The extension test needs ${CHROMIUM}: run \`pnpm bootstrap\``);
+  if (!existsSync(join(EXTENSION, 'manifest.json'))) {
+    throw new Error(`${EXTENSION} is not built: run \`pnpm build\` (pnpm test does)`);
+  }
+  server = await startFaultServer();
+  const bundle = await build({
+    entryPoints: [fileURLToPath(new URL('fixture-page.ts', import.meta.url))],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: 'chrome120',
+    conditions: ['@retryline/source', 'browser'],
+  });
+  server.static('/app.js', bundle.outputFiles[0]?.text ?? '', 'text/javascript');
+  server.static('/', '<!doctype html><title>fixture</title><script src="/app.js"></script>', 'text/html');
+  context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'retryline-ext-')), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1400, height: 800 },
+    args: [
+      `--disable-extensions-except=${EXTENSION}`,
+      `--load-extension=${EXTENSION}`,
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const sw =
+    context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));
+  extensionId = new URL(sw.url()).host;
+  page = await context.newPage();
+  await page.goto(`${server.url}/`);
+  await page.waitForFunction(() => 'fixture' in window);
+  // The tab's id, as the worker knows it: the one key it mirrors to storage.session.
+  for (let tries = 0; tries < 50 && !tabId; tries++) {
+    await page.evaluate(() =>
+      (window as never as { fixture: { forge(k: string): void } }).fixture.forge('valid'),
+    );
+    await page.waitForTimeout(200);
+    const stored = (await worker()?.evaluate(() => chrome.storage.session.get(null))) ?? {};
+    tabId = Number(
+      Object.keys(stored)
+        .find((key) => /^tab:\d+$/.test(key))
+        ?.slice(4) ?? 0,
+    );
+  }
+  if (!tabId) throw new Error('the service worker recorded nothing from the fixture page');
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+  await server?.close();
+});
+
+const rows = (panel: Page) => panel.locator('[data-testid="request-row"]');
+const rowOf = (panel: Page, path: string) => rows(panel).filter({ hasText: path });
+
+async function openPanel(query = `?tabId=${tabId}`): Promise<Page> {
+  const panel = await context.newPage();
+  await panel.goto(`chrome-extension://${extensionId}/panel.html${query}`);
+  return panel;
+}
+
+async function sendThroughEveryClient(): Promise<Record<string, string>> {
+  server.script('/fetch-flaky', [{ status: 503 }, { status: 503 }, { status: 200, body: 'ok' }]);
+  server.script('/axios-flaky', [{ status: 503 }, { status: 200, body: 'ok' }]);
+  server.script('/ky-flaky', [
+    { status: 429, headers: { 'Retry-After': '1' } },
+    { status: 200, body: 'ok' },
+  ]);
+  return page.evaluate(
+    (base) =>
+      (window as never as { fixture: { run(b: string): Promise<Record<string, string>> } }).fixture.run(base),
+    server.url,
+  );
+}
+
+describe('the Retryline extension in Chromium', () => {
+  it('shows each request of the page with its attempts and labelled waits; filters; export and import give the same rows', async () => {
+    expect(await sendThroughEveryClient()).toEqual({ fetch: '200', axios: 'ok', ky: '200' });
+    const panel = await openPanel();
+    await panel.locator('[data-testid="filter"]').fill('flaky');
+    await expect.poll(() => rows(panel).count(), { timeout: 10_000 }).toBe(3);
+
+    const bars = (path: string) => rowOf(panel, path).locator('[data-testid="attempt-bar"]');
+    expect(await bars('/fetch-flaky').count()).toBe(3);
+    expect(await bars('/axios-flaky').count()).toBe(2);
+    expect(await bars('/ky-flaky').count()).toBe(2);
+    const waits = (path: string) => rowOf(panel, path).locator('[data-testid="wait"]').allTextContents();
+    expect(await waits('/fetch-flaky')).toHaveLength(2);
+    for (const label of await waits('/fetch-flaky')) expect(label).toMatch(/backoff/i);
+    const [hinted] = await waits('/ky-flaky');
+    expect(hinted).toMatch(/retry-after/i);
+
+    await panel.locator('[data-testid="filter"]').fill('axios-flaky');
+    await expect.poll(() => rows(panel).count()).toBe(1);
+    await panel.locator('[data-testid="filter"]').fill('/(fetch|ky)-flaky/');
+    await expect.poll(() => rows(panel).count()).toBe(2);
+    await panel.locator('[data-testid="filter"]').fill('flaky');
+    await expect.poll(() => rows(panel).count()).toBe(3);
+    mkdirSync(OUTPUT, { recursive: true });
+    await panel.screenshot({ path: join(OUTPUT, 'extension-panel.png') });
+
+    // Export, then import into a panel with no page attached: the same rows.
+    const exported = await panel.evaluate(() =>
+      (window as never as PanelWindow).__retrylinePanel.exportJson(),
+    );
+    expect(exported).not.toContain('page-secret'); // the fetch request's Authorization value
+    const viewer = await openPanel('');
+    await viewer.evaluate(
+      (text) => (window as never as PanelWindow).__retrylinePanel.importText(text),
+      exported,
+    );
+    await viewer.locator('[data-testid="filter"]').fill('flaky');
+    await expect.poll(() => rows(viewer).count()).toBe(3);
+    for (const [path, count] of [
+      ['/fetch-flaky', 3],
+      ['/axios-flaky', 2],
+      ['/ky-flaky', 2],
+    ] as const) {
+      expect(await rowOf(viewer, path).locator('[data-testid="attempt-bar"]').count()).toBe(count);
+    }
+    const har = await panel.evaluate(() => (window as never as PanelWindow).__retrylinePanel.exportHar());
+    const harViewer = await openPanel('');
+    await harViewer.evaluate(
+      (text) => (window as never as PanelWindow).__retrylinePanel.importText(text),
+      har,
+    );
+    await harViewer.locator('[data-testid="filter"]').fill('flaky');
+    await expect.poll(() => rows(harViewer).count()).toBe(3);
+    expect(await rowOf(harViewer, '/fetch-flaky').locator('[data-testid="attempt-bar"]').count()).toBe(3);
+    await Promise.all([panel.close(), viewer.close(), harViewer.close()]);
+  }, 60_000);
+
+  it('drops what a page forges — wrong source, version, kind, schema, size — and redacts credentials', async () => {
+    for (const kind of ['wrong-namespace', 'wrong-version', 'unknown-kind', 'invalid-schema', 'oversize']) {
+      await page.evaluate(
+        (k) => (window as never as { fixture: { forge(k: string): void } }).fixture.forge(k),
+        kind,
+      );
+    }
+    // A valid message sent last proves the channel was open while the others were dropped.
+    await page.evaluate(() =>
+      (window as never as { fixture: { forge(k: string): void } }).fixture.forge('valid'),
+    );
+    const panel = await openPanel();
+    await panel.locator('[data-testid="filter"]').fill('evil.example');
+    await expect.poll(() => rows(panel).count(), { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    const ids = await rows(panel).evaluateAll((elements) =>
+      elements.map((e) => e.getAttribute('data-request-id')),
+    );
+    expect(new Set(ids)).toEqual(new Set(['forged-valid']));
+    const stored = JSON.stringify(await worker()?.evaluate(() => chrome.storage.session.get(null)));
+    expect(stored).not.toContain('page-secret');
+    expect(stored).not.toContain('forged-oversize');
+    await panel.close();
+  }, 30_000);
+
+  it('loses no request when the service worker is killed; Preserve log keeps rows across a reload; Clear empties them', async () => {
+    const panel = await openPanel();
+    await panel.locator('[data-testid="filter"]').fill('flaky');
+    await expect.poll(() => rows(panel).count(), { timeout: 10_000 }).toBe(3);
+    await page.waitForTimeout(300); // the worker mirrors to storage.session within 100 ms
+
+    const cdp = await context.newCDPSession(page);
+    const { targetInfos } = await cdp.send('Target.getTargets');
+    const target = targetInfos.find((t) => t.type === 'service_worker' && t.url.includes(extensionId));
+    expect(target).toBeDefined();
+    await cdp.send('Target.closeTarget', { targetId: target?.targetId ?? '' });
+    // The panel reconnects (waking a fresh worker) and shows the same rows from storage.
+    const reopened = await openPanel();
+    await reopened.locator('[data-testid="filter"]').fill('flaky');
+    await expect.poll(() => rows(reopened).count(), { timeout: 15_000 }).toBe(3);
+
+    await reopened.locator('[data-testid="preserve-log"]').click();
+    await page.reload();
+    await page.waitForFunction(() => 'fixture' in window);
+    await sendThroughEveryClient();
+    await expect.poll(() => rows(reopened).count(), { timeout: 10_000 }).toBe(6);
+
+    await reopened.locator('[data-testid="clear"]').click();
+    await expect
+      .poll(() => reopened.evaluate(() => (window as never as PanelWindow).__retrylinePanel.rows()))
+      .toBe(0);
+    await Promise.all([panel.close(), reopened.close()]);
+  }, 60_000);
+});
+
+describe('the standalone viewer', () => {
+  it('opens a recording made in Node with recordEvents(), as `retryline view` serves it', async () => {
+    const recorder = recordEvents({ source: 'node test' });
+    await retry(({ attempt }) => (attempt < 3 ? RETRY : 'done'), {
+      operation: 'sync-ledger',
+      backoff: { strategy: 'constant', base: 5 },
+      jitter: 'none',
+    });
+    const viewer = await startViewer({
+      viewerDir: fileURLToPath(new URL('../../packages/cli/viewer/', import.meta.url)),
+      recording: recorder.stop(),
+    });
+    try {
+      const tab = await context.newPage();
+      await tab.goto(viewer.url);
+      await expect.poll(() => rows(tab).count(), { timeout: 10_000 }).toBe(1);
+      expect(await rows(tab).locator('[data-testid="attempt-bar"]').count()).toBe(3);
+      expect(await rows(tab).locator('[data-testid="wait"]').count()).toBe(2);
+      await tab.close();
+    } finally {
+      await viewer.close();
+    }
+  }, 30_000);
+});
