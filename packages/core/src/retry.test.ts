@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { observe } from '../../../test/support/observe';
 import { trackTimers } from '../../../test/support/track-timers';
 import {
   AttemptTimeoutError,
@@ -23,16 +24,6 @@ function setup(options: RetryOptions = {}) {
     jitter: 'none',
   };
   return { clock, options: { ...base, ...options } };
-}
-
-/** Observes a promise without leaving a rejection unhandled. */
-function observe<T>(promise: Promise<T>) {
-  const state: { settled: boolean; value?: T; error?: unknown } = { settled: false };
-  const done = promise.then(
-    (value) => Object.assign(state, { settled: true, value }),
-    (error: unknown) => Object.assign(state, { settled: true, error }),
-  );
-  return { state, done };
 }
 
 const failing = (message = 'boom') => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { observe } from '../../../../test/support/observe';
 import type { HttpExchange, HttpRetryOptions } from '../http/request-engine';
 import { runHttpRequest } from '../http/request-engine';
 import { RETRY, type RetryOptions, retry } from '../retry';
@@ -23,16 +24,6 @@ function track(listener: (event: RetrylineEvent) => void) {
   const stop = subscribe(listener);
   unsubscribers.push(stop);
   return stop;
-}
-
-/** Observes a promise without leaving a rejection unhandled. */
-function observe<T>(promise: Promise<T>) {
-  const state: { settled: boolean; value?: T; error?: unknown } = { settled: false };
-  const done = promise.then(
-    (value) => Object.assign(state, { settled: true, value }),
-    (error: unknown) => Object.assign(state, { settled: true, error }),
-  );
-  return { state, done };
 }
 
 const policy = (clock: Clock) =>

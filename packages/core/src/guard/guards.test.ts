@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { observe } from '../../../../test/support/observe';
 import { isRetrylineError } from '../errors';
 import type { RetrylineEvent } from '../events/types';
 import type { HttpExchange, HttpRetryOptions } from '../http/request-engine';
@@ -12,16 +13,6 @@ import { memoryStore, type Store } from './store';
 // retry() (any operation), pacing through the HTTP engine.
 
 const T0 = 1_000_000;
-
-/** Observes a promise without leaving a rejection unhandled. */
-function observe<T>(promise: Promise<T>) {
-  const state: { settled: boolean; value?: T; error?: unknown } = { settled: false };
-  const done = promise.then(
-    (value) => Object.assign(state, { settled: true, value }),
-    (error: unknown) => Object.assign(state, { settled: true, error }),
-  );
-  return { state, done };
-}
 
 /** An operation that takes `ms` of virtual time, counting how many run at once. */
 function slowOperation(clock: VirtualClock, ms: number) {

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { observe } from '../../../../test/support/observe';
 import {
   AttemptTimeoutError,
   BodyNotReplayableError,
@@ -59,16 +60,6 @@ type Step = FakeResponse | { reject: unknown } | typeof HANG;
 /** undici's shape for a transport failure. */
 const undici = (code: string) =>
   new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ${code}`), { code }) });
-
-/** Observes a promise without leaving a rejection unhandled. */
-function observe<T>(promise: Promise<T>) {
-  const state: { settled: boolean; value?: T; error?: unknown } = { settled: false };
-  const done = promise.then(
-    (value) => Object.assign(state, { settled: true, value }),
-    (error: unknown) => Object.assign(state, { settled: true, error }),
-  );
-  return { state, done };
-}
 
 interface Init {
   method?: string;
