@@ -4,7 +4,8 @@ import { libraryBuild } from '../../tsup.base';
 // Two builds share dist/. tsup may run them in parallel, so each one's clean must spare the
 // other's files: the library build cleans everything but the binary, the binary build cleans nothing.
 export default defineConfig([
-  { ...libraryBuild, clean: ['!cli.js', '!cli.js.map'], platform: 'node' },
+  // shims: import.meta.url (where the viewer is) in the CommonJS build too.
+  { ...libraryBuild, clean: ['!cli.js', '!cli.js.map'], platform: 'node', shims: true },
   {
     entry: ['src/cli.ts'],
     format: ['esm'],
