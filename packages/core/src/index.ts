@@ -71,6 +71,7 @@ export {
 } from './guard/bulkhead';
 export type { GuardOptions, LimiterOptions } from './guard/guards';
 export {
+  BUDGET_BUCKETS,
   BUDGET_DEFAULTS,
   type BudgetDecision,
   type BudgetRecord,

@@ -1,0 +1,475 @@
+import {
+  type BreakerAdmission,
+  type BreakerConfig,
+  type BreakerRecord,
+  type BudgetDecision,
+  type BudgetRecord,
+  type BulkheadConfig,
+  bucketInit,
+  bucketTake,
+  budgetInit,
+  initialBreakerState,
+  invalid,
+  type RetryBudgetConfig,
+  type Store,
+  systemClock,
+  type TokenBucketConfig,
+} from '@retryline/core';
+import { connectionOf, type RedisClient } from './connection';
+import type { RedisStoreEvent, StoreOperation } from './events';
+import { createRunner } from './runner';
+import { BREAKER_ADMIT, BREAKER_RECORD, decodeBreakerState, decodeTransition } from './scripts/breaker';
+import { BULKHEAD_ACQUIRE, BULKHEAD_RELEASE, BULKHEAD_RENEW } from './scripts/bulkhead';
+import type { Script } from './scripts/lua';
+import { PACING_GET, PACING_SET } from './scripts/pacing';
+import { BUDGET, decodeBudgetBuckets } from './scripts/retry-budget';
+import { LIMITER_TAKE } from './scripts/token-bucket';
+
+/** Options of {@link redisStore}. */
+export interface RedisStoreOptions {
+  /**
+   * Starts every key the store writes (`<prefix>:breaker:<guard key>`, `:budget:`, `:limiter:`,
+   * `:bulkhead:`, `:pacing:`). Processes that should share guards use the same prefix; give each
+   * environment (or test) its own.
+   * @default 'retryline'
+   * @example
+   * ```ts
+   * redisStore(redis, { prefix: 'retryline:prod' });
+   * ```
+   */
+  readonly prefix?: string;
+  /**
+   * Whose clock the guards run on. `'redis'`: Redis's `TIME`, read inside each script, so a fleet
+   * whose hosts' clocks disagree still agrees on when a breaker reopens or a budget window ends
+   * (times in answers, such as `CircuitOpenError.retryAt`, are moved back into the caller's clock).
+   * `'caller'`: the `now` each caller passes, as the memory store does (for tests with a virtual
+   * clock; a fleet then needs synchronised clocks).
+   * @default 'redis'
+   * @example
+   * ```ts
+   * redisStore(redis, { clock: 'caller' });
+   * ```
+   */
+  readonly clock?: 'redis' | 'caller';
+  /**
+   * What a guard hears when Redis cannot answer (unreachable, slower than `timeoutMs`, or
+   * reconnecting). `true`: it lets the request through (breaker admits, budget and limiter allow,
+   * bulkhead grants a place, no pacing), so a Redis outage never takes your requests down with it.
+   * `false`: the request fails with `StoreUnavailableError` before it is sent. What is reported after
+   * a send (breakerRecord, bulkheadRelease, pacingSet) never fails the request, in either mode.
+   * Either way the outage is reported once through `onEvent`.
+   * @default true
+   * @example
+   * ```ts
+   * redisStore(redis, { failOpen: false }); // no unguarded request, ever
+   * ```
+   */
+  readonly failOpen?: boolean;
+  /**
+   * The longest a guard waits for Redis per operation before it fails open (or fails). While an
+   * outage lasts, operations fail at once without waiting.
+   * @default 250
+   * @example
+   * ```ts
+   * redisStore(redis, { timeoutMs: 100 });
+   * ```
+   */
+  readonly timeoutMs?: number;
+  /**
+   * While Redis is unavailable, one operation per this many milliseconds is sent to see whether it
+   * is back (and at once when ioredis reconnects); the others fail without waiting.
+   * @default 1000
+   * @example
+   * ```ts
+   * redisStore(redis, { probeMs: 5000 });
+   * ```
+   */
+  readonly probeMs?: number;
+  /**
+   * How long a breaker nobody calls is kept after its open period: past `openMs + idleMs` without
+   * an operation, its key expires and the next call finds a closed breaker with an empty window.
+   * @default 60_000
+   * @example
+   * ```ts
+   * redisStore(redis, { idleMs: 300_000 });
+   * ```
+   */
+  readonly idleMs?: number;
+  /**
+   * How long a bulkhead place outlives the process that holds it. Places are leases: this process
+   * renews its own every `leaseMs / 3` while it holds them, so a live attempt keeps its place for as
+   * long as it runs, and a crashed process's places come free within `leaseMs`.
+   * @default 30_000
+   * @example
+   * ```ts
+   * redisStore(redis, { leaseMs: 10_000 });
+   * ```
+   */
+  readonly leaseMs?: number;
+  /**
+   * How often a queued bulkhead waiter asks again: a place freed by another process wakes nobody
+   * here. A waiter that has not asked for `max(1000, 10 × pollMs)` ms loses its queue slot.
+   * @default 100
+   * @example
+   * ```ts
+   * redisStore(redis, { pollMs: 50 });
+   * ```
+   */
+  readonly pollMs?: number;
+  /**
+   * Receives the store's own events: `store-unavailable` once when an outage starts,
+   * `store-recovered` when Redis answers again. Called synchronously; what it throws is ignored.
+   * @example
+   * ```ts
+   * redisStore(redis, { onEvent: (event) => logger.warn(event) });
+   * ```
+   */
+  readonly onEvent?: (event: RedisStoreEvent) => void;
+}
+
+/** A {@link Store} on Redis. */
+export interface RedisStore extends Store {
+  /** How often a queued bulkhead waiter asks again (see {@link RedisStoreOptions.pollMs}). */
+  readonly pollMs: number;
+  /** The key prefix in use. */
+  readonly prefix: string;
+  /**
+   * Stops renewing this process's bulkhead leases (they then expire within `leaseMs`). Does not
+   * close the ioredis client, which is yours.
+   */
+  close(): void;
+}
+
+/** Operations that report on a send rather than allow one: they never throw. */
+const AFTER_SEND: ReadonlySet<StoreOperation> = new Set(['breakerRecord', 'bulkheadRelease', 'pacingSet']);
+
+const DEFAULTS = {
+  prefix: 'retryline',
+  clock: 'redis',
+  failOpen: true,
+  timeoutMs: 250,
+  probeMs: 1000,
+  idleMs: 60_000,
+  leaseMs: 30_000,
+  pollMs: 100,
+} as const;
+
+/**
+ * A {@link Store} on Redis, so every process that uses the same Redis and prefix shares one
+ * breaker, one retry budget, one rate limiter, one bulkhead and one pacing per guard key. Each
+ * operation is one Lua script (atomic, one round trip) applying the same rules as core's pure
+ * guard functions; keys expire once their state no longer matters. When Redis is unreachable or
+ * slow, guards fail open (by default) and the outage is reported once; the store resumes by itself
+ * when ioredis reconnects.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from 'ioredis';
+ * import { retryFetch } from '@retryline/fetch';
+ * import { redisStore } from '@retryline/redis';
+ *
+ * const store = redisStore(new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), {
+ *   prefix: 'retryline:checkout',
+ *   onEvent: (event) => console.warn('[retryline]', event.type),
+ * });
+ * const api = retryFetch(fetch, { store, breaker: true, budget: true });
+ * ```
+ */
+export function redisStore(client: RedisClient, options: RedisStoreOptions = {}): RedisStore {
+  if (typeof client !== 'object' || client === null || typeof client.defineCommand !== 'function') {
+    throw invalid('redisStore client', 'an ioredis client (Redis or Cluster)', client);
+  }
+  const settings = resolve(options);
+  const { prefix, failOpen, leaseMs, pollMs } = settings;
+  const connection = connectionOf(client);
+  const run = createRunner({ connection, ...settings });
+  const queueLeaseMs = Math.max(1000, 10 * pollMs);
+
+  /**
+   * Runs `script` on `guard`'s key. When Redis cannot answer: `fallback()` when failing open, and
+   * always for what is told after a send (breakerRecord, bulkheadRelease, pacingSet): throwing
+   * there would turn a response already received into an error, and what is lost is bounded (one
+   * outcome not counted, a lease left to expire, a pause not shared).
+   */
+  async function op<T>(
+    script: Script,
+    operation: StoreOperation,
+    guard: string,
+    key: string,
+    now: number,
+    args: readonly (string | number)[],
+    decode: (values: readonly string[], shift: number) => T,
+    fallback: () => T,
+  ): Promise<T> {
+    let answer: Awaited<ReturnType<typeof run>>;
+    callerSkew = now - systemClock.now();
+    try {
+      answer = await run(script, operation, key, redisKey(guard, key), now, args.map(argument));
+    } catch (error) {
+      if (failOpen || AFTER_SEND.has(operation)) return fallback();
+      throw error;
+    }
+    return decode(answer.values, answer.shift);
+  }
+
+  const redisKey = (guard: string, key: string) => `${prefix}:${guard}:${key}`;
+
+  // Bulkhead places this process holds, per Redis key, renewed while held. A renewal has no
+  // caller's `now`: it takes the local clock moved by how far the callers' clock was from it last.
+  const held = new Map<string, Set<string>>();
+  let callerSkew = 0;
+  let renewal: ReturnType<typeof setInterval> | undefined;
+  let closed = false;
+  const hold = (key: string, holder: string) => {
+    if (closed) return;
+    const rk = redisKey('bulkhead', key);
+    let holders = held.get(rk);
+    if (!holders) {
+      holders = new Set();
+      held.set(rk, holders);
+    }
+    holders.add(holder);
+    if (!renewal) {
+      renewal = setInterval(renew, Math.max(1, leaseMs / 3));
+      // Renewal alone never keeps the process alive.
+      (renewal as { unref?: () => void }).unref?.();
+    }
+  };
+  const unhold = (key: string, holder: string) => {
+    const rk = redisKey('bulkhead', key);
+    const holders = held.get(rk);
+    holders?.delete(holder);
+    if (holders?.size === 0) held.delete(rk);
+    if (held.size === 0) stopRenewal();
+  };
+  const stopRenewal = () => {
+    if (renewal) clearInterval(renewal);
+    renewal = undefined;
+  };
+  function renew() {
+    for (const [rk, holders] of held) {
+      const key = rk.slice(prefix.length + ':bulkhead:'.length);
+      // A renewal that fails is retried on the next tick, while the lease still runs.
+      run(BULKHEAD_RENEW, 'bulkheadRenew', key, rk, systemClock.now() + callerSkew, [
+        argument(leaseMs),
+        ...holders,
+      ]).catch(() => {});
+    }
+  }
+
+  return {
+    pollMs,
+    prefix,
+    close: () => {
+      closed = true;
+      held.clear();
+      stopRenewal();
+    },
+
+    breakerAdmit: (key, config, now) =>
+      op<BreakerAdmission>(
+        BREAKER_ADMIT,
+        'breakerAdmit',
+        'breaker',
+        key,
+        now,
+        breakerArgs(config, settings.idleMs),
+        ([allowed, transition, retryAt, state = ''], shift) => {
+          const next = decodeBreakerState(state, shift);
+          if (allowed !== '1') return { allowed: false, state: next, retryAt: Number(retryAt) + shift };
+          const change = decodeTransition(transition);
+          return change ? { allowed: true, state: next, transition: change } : { allowed: true, state: next };
+        },
+        () => ({ allowed: true, state: initialBreakerState() }),
+      ),
+
+    breakerRecord: (key, config, outcome, now) =>
+      op<BreakerRecord>(
+        BREAKER_RECORD,
+        'breakerRecord',
+        'breaker',
+        key,
+        now,
+        [...breakerArgs(config, settings.idleMs), outcome],
+        ([, transition, , state = ''], shift) => {
+          const next = decodeBreakerState(state, shift);
+          const change = decodeTransition(transition);
+          return change ? { state: next, transition: change } : { state: next };
+        },
+        () => ({ state: initialBreakerState() }),
+      ),
+
+    budgetRequest: (key, config, now) =>
+      op<BudgetRecord>(
+        BUDGET,
+        'budgetRequest',
+        'budget',
+        key,
+        now,
+        [...budgetArgs(config), 'request'],
+        ([, remaining, buckets = '']) => ({
+          remaining: Number(remaining),
+          state: { buckets: decodeBudgetBuckets(buckets) },
+        }),
+        () => ({ remaining: 0, state: budgetInit() }),
+      ),
+
+    budgetRetry: (key, config, now) =>
+      op<BudgetDecision>(
+        BUDGET,
+        'budgetRetry',
+        'budget',
+        key,
+        now,
+        [...budgetArgs(config), 'retry'],
+        ([allowed, remaining, buckets = '']) => ({
+          allowed: allowed === '1',
+          remaining: Number(remaining),
+          state: { buckets: decodeBudgetBuckets(buckets) },
+        }),
+        () => ({ allowed: true, remaining: 0, state: budgetInit() }),
+      ),
+
+    async limiterTake(key, config, n, now) {
+      // The pure function's own check, so a bad `n` fails the same way on every store.
+      bucketTake(bucketInit(config, 0), config, n, 0);
+      return op<{ readonly allowed: boolean; readonly retryAt?: number }>(
+        LIMITER_TAKE,
+        'limiterTake',
+        'limiter',
+        key,
+        now,
+        [...bucketArgs(config), n],
+        ([allowed, retryAt], shift) =>
+          allowed === '1' ? { allowed: true } : { allowed: false, retryAt: Number(retryAt) + shift },
+        () => ({ allowed: true }),
+      );
+    },
+
+    async bulkheadAcquire(key, config, holder, now) {
+      const result = await op(
+        BULKHEAD_ACQUIRE,
+        'bulkheadAcquire',
+        'bulkhead',
+        key,
+        now,
+        [...bulkheadArgs(config), holder, leaseMs, queueLeaseMs],
+        ([answer]) => answer as 'acquired' | 'queued' | 'rejected' | 'fallback',
+        () => 'fallback' as const,
+      );
+      // A place granted by Redis is renewed while held; one granted by failing open is nobody's.
+      if (result === 'acquired') hold(key, holder);
+      return result === 'fallback' ? 'acquired' : result;
+    },
+
+    async bulkheadRelease(key, holder, now) {
+      unhold(key, holder);
+      await op(
+        BULKHEAD_RELEASE,
+        'bulkheadRelease',
+        'bulkhead',
+        key,
+        now,
+        [holder],
+        () => undefined,
+        () => undefined,
+      );
+    },
+
+    pacingSet: (key, until, now) =>
+      op(
+        PACING_SET,
+        'pacingSet',
+        'pacing',
+        key,
+        now,
+        [until],
+        () => undefined,
+        () => undefined,
+      ),
+
+    pacingGet: (key, now) =>
+      op(
+        PACING_GET,
+        'pacingGet',
+        'pacing',
+        key,
+        now,
+        [],
+        ([until], shift) => (until ? Number(until) + shift : undefined),
+        () => undefined,
+      ),
+  };
+}
+
+/** A number as a script argument: exact (shortest round-trip form), Infinity as `inf`. */
+function argument(value: string | number): string {
+  if (typeof value === 'string') return value;
+  return value === Number.POSITIVE_INFINITY ? 'inf' : String(value);
+}
+
+function breakerArgs(config: BreakerConfig, idleMs: number): (string | number)[] {
+  return [
+    config.failureRate,
+    config.windowSize,
+    config.minCalls,
+    config.consecutiveFailures ?? '',
+    config.openMs,
+    config.halfOpenCalls,
+    idleMs,
+  ];
+}
+
+function budgetArgs(config: RetryBudgetConfig): number[] {
+  return [config.ratio, config.windowMs, config.minPerSecond];
+}
+
+function bucketArgs(config: TokenBucketConfig): number[] {
+  return [config.capacity, config.refillPerSecond];
+}
+
+function bulkheadArgs(config: BulkheadConfig): number[] {
+  return [config.maxConcurrent, config.maxQueue];
+}
+
+type Settings = Required<Omit<RedisStoreOptions, 'onEvent'>> & {
+  readonly onEvent: RedisStoreOptions['onEvent'];
+};
+
+/** Validates the options once (CONVENTIONS §3). */
+function resolve(options: RedisStoreOptions): Settings {
+  if (typeof options !== 'object' || options === null)
+    throw invalid('redisStore options', 'an object', options);
+  const pick = <K extends keyof RedisStoreOptions>(name: K) =>
+    Object.hasOwn(options, name) ? options[name] : undefined;
+  const positive = (name: 'timeoutMs' | 'probeMs' | 'idleMs' | 'leaseMs' | 'pollMs', min: number) => {
+    const value = pick(name) ?? DEFAULTS[name];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+      throw invalid(`redisStore.${name}`, `a finite number ≥ ${min}`, value);
+    }
+    return value;
+  };
+  const prefix = pick('prefix') ?? DEFAULTS.prefix;
+  if (typeof prefix !== 'string' || prefix === '')
+    throw invalid('redisStore.prefix', 'a non-empty string', prefix);
+  const clock = pick('clock') ?? DEFAULTS.clock;
+  if (clock !== 'redis' && clock !== 'caller')
+    throw invalid('redisStore.clock', "one of 'redis', 'caller'", clock);
+  const failOpen = pick('failOpen') ?? DEFAULTS.failOpen;
+  if (typeof failOpen !== 'boolean') throw invalid('redisStore.failOpen', 'a boolean', failOpen);
+  const onEvent = pick('onEvent');
+  if (onEvent !== undefined && typeof onEvent !== 'function') {
+    throw invalid('redisStore.onEvent', 'a function', onEvent);
+  }
+  return {
+    prefix,
+    clock,
+    failOpen,
+    timeoutMs: positive('timeoutMs', 1),
+    probeMs: positive('probeMs', 1),
+    idleMs: positive('idleMs', 0),
+    leaseMs: positive('leaseMs', 1),
+    pollMs: positive('pollMs', 1),
+    onEvent,
+  };
+}
