@@ -1,0 +1,22 @@
+import { retryFetch } from '@retryline/fetch';
+import { redisStore } from '@retryline/redis';
+import { Redis } from 'ioredis';
+
+// One Redis for the fleet: every process that uses the same prefix shares one breaker, one retry
+// budget, one limiter, one bulkhead and one pacing per origin.
+const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+
+const store = redisStore(redis, {
+  prefix: 'retryline:checkout',
+  // Redis down or slower than 250 ms: requests go on unguarded (failOpen: false refuses them instead).
+  failOpen: true,
+  timeoutMs: 250,
+  // Once when an outage starts ('store-unavailable'), once when Redis answers again ('store-recovered').
+  onEvent: (event) => console.warn(`[retryline] ${event.type}`, event),
+});
+
+export const api = retryFetch(fetch, {
+  store,
+  budget: { ratio: 0.1, windowMs: 10_000, minPerSecond: 10 },
+  breaker: { consecutiveFailures: 5, openMs: 30_000 },
+});
