@@ -1,8 +1,34 @@
 export { MAX_SCHEDULE_RETRIES } from './commands/schedule';
+export {
+  herdCommand,
+  SIMULATE_SUBCOMMANDS,
+  type SimulateSubcommand,
+  simulateCommand,
+} from './commands/simulate';
+export { MAX_STORM_RATE, stormCommand } from './commands/simulate-storm';
 export { formatDuration, formatMinutes } from './format-duration';
 export { type Cell, formatTable } from './format-table';
 export { parseDuration } from './parse-duration';
 export { type CommandIo, type RunIo, run } from './run';
+export {
+  HERD_DEFAULTS,
+  HERD_STRATEGIES,
+  type HerdConfig,
+  type HerdResult,
+  type HerdStrategy,
+  type HerdSweep,
+  herdPolicyOptions,
+  MAX_HERD_CLIENTS,
+  simulateHerd,
+  simulateHerds,
+} from './simulate/herd';
+export {
+  axiosRetryDefaultsPolicy,
+  IMMEDIATE_RETRIES,
+  kyDefaultsPolicy,
+  retrylineWithBreakerPolicy,
+  STORM_POLICIES,
+} from './simulate/peers';
 export {
   BUCKET_MS,
   defaultGuardsPolicy,

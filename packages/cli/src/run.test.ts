@@ -42,8 +42,8 @@ describe('retryline', () => {
   });
 
   it.each([
-    [['simulate'], "Unknown command 'simulate' (commands: schedule, view): see 'retryline --help'"],
-    [['help', 'nope'], "Unknown command 'nope' (commands: schedule, view): see 'retryline --help'"],
+    [['simulat'], "Unknown command 'simulat' (commands: schedule, simulate, view): see 'retryline --help'"],
+    [['help', 'nope'], "Unknown command 'nope' (commands: schedule, simulate, view): see 'retryline --help'"],
     [['--verbose'], "Unknown option '--verbose' before a command: see 'retryline --help'"],
   ])('refuses %j with exit code 2', async (argv, message) => {
     const { code, stdout, stderr } = await cli(argv);

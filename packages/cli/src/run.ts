@@ -1,5 +1,6 @@
 import { isRetrylineError, type Random, systemRandom } from '@retryline/core';
 import { scheduleCommand } from './commands/schedule';
+import { simulateCommand } from './commands/simulate';
 import { viewCommand } from './commands/view';
 import { UsageError } from './usage-error';
 
@@ -26,6 +27,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   schedule: {
     summary: "preview a policy's delays: backoff, jitter and limits, as a table, JSON or CSV",
     run: scheduleCommand,
+  },
+  simulate: {
+    summary: 'simulate retry policies in virtual time: herd (jitter) and storm (a stalled server)',
+    run: simulateCommand,
   },
   view: {
     summary: 'open a recorded timeline in the standalone viewer, served on 127.0.0.1',
