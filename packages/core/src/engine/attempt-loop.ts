@@ -125,6 +125,10 @@ export interface LoopResult<V> {
   readonly outcome: 'success' | 'not-retryable' | 'exhausted';
 }
 
+// What internal timer controllers are aborted with. A plain value: `abort()` without a reason
+// builds a DOMException (stack and all) on every request, which showed in profiles.
+const SETTLED = 'settled';
+
 /** Runs `fire` after `ms` unless `cancel` aborts first. */
 function after(clock: Clock, ms: number, cancel: AbortSignal, fire: () => void): void {
   clock.sleep(ms, cancel).then(fire, () => {});
@@ -180,13 +184,14 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
 
   // `request` aborts the running attempt and any wait: on the caller's abort, or at the deadline.
   const request = new AbortController();
-  // `timers` cancels the deadline timer once the request is over, so nothing stays pending.
-  const timers = new AbortController();
+  // `timers` cancels the deadline timer once the request is over, so nothing stays pending. Made
+  // only when there is a deadline: the happy path allocates as little as it can.
+  const timers = policy.deadline === undefined ? undefined : new AbortController();
   const onCallerAbort = () => request.abort(signal?.reason);
   signal?.addEventListener('abort', onCallerAbort, { once: true });
   const deadlineAt =
     policy.deadline === undefined ? Number.POSITIVE_INFINITY : state.startedAt + policy.deadline;
-  if (policy.deadline !== undefined) {
+  if (timers && policy.deadline !== undefined) {
     const deadline = policy.deadline;
     after(clock, deadline, timers.signal, () =>
       request.abort(
@@ -215,7 +220,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       state = { ...state, attempts: state.attempts + 1 };
       const now = clock.now();
       const attemptControl = new AbortController();
-      const attemptTimers = new AbortController();
+      const attemptTimers = policy.timeout === undefined ? undefined : new AbortController();
       const context: LoopAttempt = {
         attempt: state.attempts,
         signal: attemptControl.signal,
@@ -249,7 +254,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       emit({ type: 'attempt-start', attempt, ...spec.prepare?.(context) });
 
       const timeout = policy.timeout;
-      if (timeout !== undefined) {
+      if (attemptTimers && timeout !== undefined) {
         after(clock, timeout, attemptTimers.signal, () =>
           attemptControl.abort(
             new AttemptTimeoutError(`${label} attempt ${attempt} timed out after ${timeout} ms`, {
@@ -266,7 +271,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       } catch (error) {
         result = { ok: false, error };
       } finally {
-        attemptTimers.abort();
+        attemptTimers?.abort(SETTLED);
         request.signal.removeEventListener('abort', forward);
       }
       await spec.release?.();
@@ -435,7 +440,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       state = decision.state;
     }
   } finally {
-    timers.abort();
+    timers?.abort(SETTLED);
     signal?.removeEventListener('abort', onCallerAbort);
   }
 }
