@@ -42,8 +42,14 @@ describe('retryline', () => {
   });
 
   it.each([
-    [['simulat'], "Unknown command 'simulat' (commands: schedule, simulate, view): see 'retryline --help'"],
-    [['help', 'nope'], "Unknown command 'nope' (commands: schedule, simulate, view): see 'retryline --help'"],
+    [
+      ['simulat'],
+      "Unknown command 'simulat' (commands: demo, schedule, simulate, view): see 'retryline --help'",
+    ],
+    [
+      ['help', 'nope'],
+      "Unknown command 'nope' (commands: demo, schedule, simulate, view): see 'retryline --help'",
+    ],
     [['--verbose'], "Unknown option '--verbose' before a command: see 'retryline --help'"],
   ])('refuses %j with exit code 2', async (argv, message) => {
     const { code, stdout, stderr } = await cli(argv);

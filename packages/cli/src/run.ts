@@ -1,4 +1,5 @@
 import { isRetrylineError, type Random, systemRandom } from '@retryline/core';
+import { demoCommand } from './commands/demo';
 import { scheduleCommand } from './commands/schedule';
 import { simulateCommand } from './commands/simulate';
 import { viewCommand } from './commands/view';
@@ -24,6 +25,10 @@ interface Command {
 }
 
 const COMMANDS: Readonly<Record<string, Command>> = {
+  demo: {
+    summary: 'send fetch, axios and ky through a flaky local API, with and without Retryline',
+    run: demoCommand,
+  },
   schedule: {
     summary: "preview a policy's delays: backoff, jitter and limits, as a table, JSON or CSV",
     run: scheduleCommand,
