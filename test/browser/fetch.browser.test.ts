@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from '../support/chromium';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
 
 // @retryline/fetch in Debian's Chromium (installed by .ci/run), against the loopback fault server.
-const CHROMIUM = '/usr/bin/chromium';
 let server: FaultServer;
 let browser: Browser;
 let page: Page;
@@ -20,11 +19,7 @@ interface PageResult {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `The browser tests need Debian's Chromium at ${CHROMIUM}: run \`pnpm bootstrap\` (apt-get install chromium)`,
-    );
-  }
+  requireChromium();
   server = await startFaultServer();
   const bundle = await build({
     entryPoints: [fileURLToPath(new URL('fetch-page.ts', import.meta.url))],
@@ -40,15 +35,7 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: [...CHROMIUM_ARGS],
   });
   page = await browser.newPage();
   await page.goto(`${server.url}/`);

@@ -7,6 +7,7 @@ import { RETRY, recordEvents, retry } from '@retryline/core';
 import { build } from 'esbuild';
 import { type BrowserContext, chromium, type Page, type Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from '../support/chromium';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
 
 // The built extension (extension/dist/chrome, made by `pnpm build`) in Debian's Chromium: a fixture
@@ -16,7 +17,6 @@ import { type FaultServer, startFaultServer } from '../support/fault-server';
 // The extension API inside the service worker, where `worker.evaluate` runs its callbacks.
 declare const chrome: { storage: { session: { get(keys: null): Promise<Record<string, unknown>> } } };
 
-const CHROMIUM = '/usr/bin/chromium';
 const EXTENSION = fileURLToPath(new URL('../../extension/dist/chrome/', import.meta.url));
 const OUTPUT = fileURLToPath(new URL('../../test-output/', import.meta.url));
 
@@ -38,7 +38,7 @@ const worker = (): Worker | undefined =>
   context.serviceWorkers().find((w) => w.url().startsWith(`chrome-extension://${extensionId}/`));
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`The extension test needs ${CHROMIUM}: run \`pnpm bootstrap\``);
+  requireChromium();
   if (!existsSync(join(EXTENSION, 'manifest.json'))) {
     throw new Error(`${EXTENSION} is not built: run \`pnpm build\` (pnpm test does)`);
   }
@@ -58,17 +58,7 @@ beforeAll(async () => {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1400, height: 800 },
-    args: [
-      `--disable-extensions-except=${EXTENSION}`,
-      `--load-extension=${EXTENSION}`,
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: [`--disable-extensions-except=${EXTENSION}`, `--load-extension=${EXTENSION}`, ...CHROMIUM_ARGS],
   });
   const sw =
     context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));

@@ -1,19 +1,19 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from '../support/chromium';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
 
 // @retryline/msw with msw/browser: scripts and the recorder on a real Service Worker in Debian's
 // Chromium, the page served from loopback (a secure context, as Service Workers need).
-const CHROMIUM = '/usr/bin/chromium';
 let server: FaultServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`The browser tests need ${CHROMIUM}: run \`pnpm bootstrap\``);
+  requireChromium();
   server = await startFaultServer();
   const bundle = await build({
     entryPoints: [fileURLToPath(new URL('browser-page.ts', import.meta.url))],
@@ -36,7 +36,7 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    args: [...CHROMIUM_ARGS],
   });
 }, 60_000);
 

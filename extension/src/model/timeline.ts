@@ -13,12 +13,10 @@
 import type {
   AttemptOutcome,
   AttemptPhase,
-  BackoffStrategy,
-  DelayReason,
   ErrorSummary,
-  JitterType,
   RequestOutcome,
   RetrylineEvent,
+  RetryScheduledEvent,
 } from '@retryline/core';
 import type { TimelineEntry } from '../shared/protocol';
 
@@ -46,22 +44,12 @@ export interface AttemptRow {
   readonly responseHeaders?: HeaderMap;
 }
 
-/** A retry's wait, from its `retry-scheduled` event (which fires as the wait begins). */
-export interface WaitRow {
+/** A retry's wait, from its `retry-scheduled` event (which fires as the wait begins): its figures, placed on the request's timeline. */
+export interface WaitRow
+  extends Pick<RetryScheduledEvent, 'delay' | 'reason' | 'strategy' | 'jitter' | 'raw' | 'capped' | 'hint'> {
   /** The attempt the wait follows; the next attempt is `afterAttempt + 1`. */
   readonly afterAttempt: number;
   readonly start: number;
-  /** The wait in milliseconds. */
-  readonly delay: number;
-  readonly reason: DelayReason;
-  readonly strategy: BackoffStrategy | 'custom';
-  readonly jitter: JitterType;
-  /** The backoff before the cap. */
-  readonly raw: number;
-  /** The backoff after the cap, before jitter. */
-  readonly capped: number;
-  /** The server's hint: the header it came from and the wait it asked for. */
-  readonly hint?: { readonly source: string; readonly delay: number };
 }
 
 /** An attempt held back by a guard (rate limiter, bulkhead, pacing) before it was sent. */

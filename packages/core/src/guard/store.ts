@@ -140,55 +140,64 @@ export function memoryStore(): MemoryStore {
       if (slot.state.state === 'closed' && now - slot.last >= IDLE_MS) breakers.delete(key);
     for (const [key, until] of paused) if (until <= now) paused.delete(key);
   };
-  const put = <S, C>(map: Map<string, Slot<S, C>>, key: string, state: S, config: C, now: number) => {
-    map.set(key, { state, config, last: now });
+  // One operation on one key: the pure rule applied to the key's state (or a fresh one), kept.
+  const step = <S, C, R extends { readonly state: S }>(
+    map: Map<string, Slot<S, C>>,
+    key: string,
+    config: C,
+    now: number,
+    fresh: () => S,
+    rule: (state: S) => R,
+  ): R => {
+    sweep(now);
+    const result = rule(map.get(key)?.state ?? fresh());
+    map.set(key, { state: result.state, config, last: now });
+    return result;
+  };
+  // A bulkhead nobody holds or waits for is dropped at once.
+  const keepBulkhead = (key: string, state: BulkheadState) => {
+    if (bulkheadIsEmpty(state)) bulkheads.delete(key);
+    else bulkheads.set(key, state);
   };
 
   return {
     async breakerAdmit(key, config, now) {
-      sweep(now);
-      const result = breakerAdmit(breakers.get(key)?.state ?? initialBreakerState(), config, now);
-      put(breakers, key, result.state, config, now);
-      return result;
+      return step(breakers, key, config, now, initialBreakerState, (state) =>
+        breakerAdmit(state, config, now),
+      );
     },
     async breakerRecord(key, config, outcome, now) {
-      sweep(now);
-      const result = breakerRecord(breakers.get(key)?.state ?? initialBreakerState(), config, outcome, now);
-      put(breakers, key, result.state, config, now);
-      return result;
+      return step(breakers, key, config, now, initialBreakerState, (state) =>
+        breakerRecord(state, config, outcome, now),
+      );
     },
     async budgetRequest(key, config, now) {
-      sweep(now);
-      const result = budgetRecordRequest(budgets.get(key)?.state ?? budgetInit(), config, now);
-      put(budgets, key, result.state, config, now);
-      return result;
+      return step(budgets, key, config, now, budgetInit, (state) => budgetRecordRequest(state, config, now));
     },
     async budgetRetry(key, config, now) {
-      sweep(now);
-      const result = budgetTryRetry(budgets.get(key)?.state ?? budgetInit(), config, now);
-      put(budgets, key, result.state, config, now);
-      return result;
+      return step(budgets, key, config, now, budgetInit, (state) => budgetTryRetry(state, config, now));
     },
     async limiterTake(key, config, n, now) {
-      sweep(now);
-      const result = bucketTake(buckets.get(key)?.state ?? bucketInit(config, now), config, n, now);
-      put(buckets, key, result.state, config, now);
+      const result = step(
+        buckets,
+        key,
+        config,
+        now,
+        () => bucketInit(config, now),
+        (state) => bucketTake(state, config, n, now),
+      );
       return result.allowed
         ? { allowed: true }
         : { allowed: false, ...(result.retryAt === undefined ? {} : { retryAt: result.retryAt }) };
     },
     async bulkheadAcquire(key, config, holder) {
       const acquired = bulkheadAcquire(bulkheads.get(key) ?? bulkheadInit(), config, holder);
-      if (bulkheadIsEmpty(acquired.state)) bulkheads.delete(key);
-      else bulkheads.set(key, acquired.state);
+      keepBulkhead(key, acquired.state);
       return acquired.result;
     },
     async bulkheadRelease(key, holder) {
       const state = bulkheads.get(key);
-      if (!state) return;
-      const released = bulkheadRelease(state, holder);
-      if (bulkheadIsEmpty(released)) bulkheads.delete(key);
-      else bulkheads.set(key, released);
+      if (state) keepBulkhead(key, bulkheadRelease(state, holder));
     },
     async pacingSet(key, until, now) {
       sweep(now);
