@@ -2,7 +2,8 @@
 // retry (axios-retry, ky's built-in retry), side by side in one process against a loopback server.
 // Variants run interleaved in rounds so drift on a noisy machine hits them all alike; the figure is
 // the median latency per request of each variant, and its ratio to the bare client's.
-// Run after `pnpm build`: `node bench/overhead.mjs` (ROUNDS, PER_ROUND to change the sample).
+// Run after `pnpm build`: `node bench/overhead.mjs` (ROUNDS, PER_ROUND to change the sample); writes
+// bench/results/overhead.json.
 import { createServer } from 'node:http';
 import axios from 'axios';
 import axiosRetry from 'axios-retry';
@@ -11,6 +12,7 @@ import { attachRetry } from '../packages/axios/dist/index.js';
 import { memoryStore } from '../packages/core/dist/index.js';
 import { retryFetch } from '../packages/fetch/dist/index.js';
 import { retryline } from '../packages/ky/dist/index.js';
+import { writeResult } from './lib/results.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 20);
 const PER_ROUND = Number(process.env.PER_ROUND ?? 200);
@@ -73,10 +75,13 @@ const rows = Object.entries(samples).map(([name, values]) => {
   const base = baseline[name] ? quantile(samples[baseline[name]], 0.5) : median;
   return {
     variant: name,
+    baseline: baseline[name] ?? null,
     requests: values.length,
     medianMs: Number(median.toFixed(4)),
     p99Ms: Number(quantile(values, 0.99).toFixed(4)),
     ratioToBare: Number((median / base).toFixed(3)),
   };
 });
-console.log(JSON.stringify({ node: process.version, rounds: ROUNDS, perRound: PER_ROUND, rows }, null, 2));
+const result = { command: 'node bench/overhead.mjs', rounds: ROUNDS, perRound: PER_ROUND, rows };
+console.log(JSON.stringify(rows, null, 2));
+console.log(`written to ${writeResult('overhead', result)}`);
