@@ -165,4 +165,24 @@ describe('attachRetry (axios)', () => {
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0]?.[0]).toMatch(/also has axios-retry installed: retries stack/);
   });
+
+  it('names in its events the URL axios sends to, as getUri() would: base URL, absolute URL, params', async () => {
+    server.script('/api/items', [{ status: 200 }]);
+    const cases: Array<[Parameters<AxiosInstance['get']>[0], Parameters<AxiosInstance['get']>[1]]> = [
+      ['items', { baseURL: `${server.url}/api/` }],
+      ['/items', { baseURL: `${server.url}/api` }],
+      [`${server.url}/api/items`, { baseURL: 'http://elsewhere.invalid' }],
+      ['items', { baseURL: `${server.url}/api`, params: { page: 2, q: 'a b' } }],
+      ['', { baseURL: `${server.url}/api/items` }],
+    ];
+    for (const [url, config] of cases) {
+      const events: RetrylineEvent[] = [];
+      const instance = client({ ...fast, onEvent: (event) => events.push(event) });
+      await instance.get(url, config);
+      const start = events.find((event) => event.type === 'request-start');
+      expect(start && 'url' in start ? start.url : undefined).toBe(
+        instance.getUri({ ...config, url }).replace(/=[^&]*/g, '=***'),
+      );
+    }
+  });
 });

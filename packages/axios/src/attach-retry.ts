@@ -5,8 +5,9 @@ import {
   invalid,
   isRetrylineError,
   mergeOptions,
+  type PreparedHttpOptions,
+  prepareHttpOptions,
   RetriesExhaustedError,
-  resolveHttpOptions,
   runHttpRequest,
 } from '@retryline/core';
 import axios, {
@@ -47,6 +48,22 @@ export function getRetryInfo(responseOrError: unknown): Partial<HttpRetryInfo> |
   return typeof responseOrError === 'object' && responseOrError !== null
     ? infoByResult.get(responseOrError)
     : undefined;
+}
+
+// A URL with a scheme (`https://…`) or protocol-relative (`//host/…`): axios sends it as it is.
+const ABSOLUTE_URL = /^([a-z][a-z\d+\-.]*:)?\/\//i;
+
+/**
+ * The URL axios sends `config` to. `instance.getUri()` first merges the instance's defaults into
+ * the config, some 40 µs a request, though the config an adapter sees is already merged: without
+ * `params` the URL is `url` on `baseURL` (unless it is absolute and absolute URLs are allowed),
+ * joined with one slash; with `params`, axios's serializer decides, so axios builds it.
+ */
+function requestUrl(instance: AxiosInstance, config: InternalAxiosRequestConfig): string {
+  const { baseURL, url = '', params, allowAbsoluteUrls } = config;
+  if (params !== undefined && params !== null) return instance.getUri(config);
+  if (!baseURL || (allowAbsoluteUrls !== false && ABSOLUTE_URL.test(url))) return url;
+  return url === '' ? baseURL : `${baseURL.replace(/\/?\/$/, '')}/${url.replace(/^\/+/, '')}`;
 }
 
 function isStream(data: unknown): boolean {
@@ -139,8 +156,7 @@ export function installRetry(
       { option: 'instance' },
     );
   }
-  const defaults = mergeOptions<AxiosRetryOptions>(options, undefined);
-  resolveHttpOptions(defaults);
+  const defaults = prepareHttpOptions(options);
 
   const retrying =
     (original: AxiosAdapter): AxiosAdapter =>
@@ -180,7 +196,7 @@ async function runWithRetry(
   instance: AxiosInstance,
   original: AxiosAdapter,
   config: InternalAxiosRequestConfig,
-  defaults: AxiosRetryOptions,
+  defaults: PreparedHttpOptions,
   own: number,
   install: InstallOptions,
 ): Promise<AxiosResponse> {
@@ -197,7 +213,7 @@ async function runRequest(
   instance: AxiosInstance,
   original: AxiosAdapter,
   config: InternalAxiosRequestConfig,
-  defaults: AxiosRetryOptions,
+  defaults: PreparedHttpOptions,
   own: number,
   install: InstallOptions,
   hooks: RequestHooks,
@@ -212,10 +228,11 @@ async function runRequest(
   const { retry } = config;
   const signal = config.signal as AbortSignal | undefined;
   const callerSignal = typeof signal?.addEventListener === 'function' ? { signal } : {};
-  const options = mergeOptions(mergeOptions(defaults, hooks.options), {
-    ...(retry === false ? { retry: false } : retry),
-    ...callerSignal,
-  });
+  const perRequest = { ...(retry === false ? { retry: false } : retry), ...callerSignal };
+  // The client's options were resolved once; compat's per-request options mean resolving again.
+  const options = hooks.options
+    ? mergeOptions(mergeOptions(defaults.defaults, hooks.options), perRequest)
+    : defaults.with(perRequest);
   const failure = (answered: Answered) =>
     answered.error ??
     (validateResponse && !validateResponse(answered.response)
@@ -226,7 +243,7 @@ async function runRequest(
     const { response: answered, info } = await runHttpRequest<Answered>({
       client: 'axios',
       method: config.method ?? 'get',
-      url: instance.getUri(config),
+      url: requestUrl(instance, config),
       headers: AxiosHeaders.from(config.headers).toJSON(true) as Record<string, string>,
       replayable: !isStream(config.data),
       options,
@@ -234,7 +251,7 @@ async function runRequest(
         let attemptConfig: InternalAxiosRequestConfig = {
           ...config,
           headers: AxiosHeaders.from(config.headers),
-          signal: attemptSignal,
+          ...(attemptSignal ? { signal: attemptSignal } : {}),
           // With validateResponse, every response reaches Retryline, which then judges it.
           ...(validateResponse ? { validateStatus: () => true } : {}),
         };

@@ -114,13 +114,25 @@ export {
   type KeyedRequest,
 } from './http/idempotency-key';
 export { quotaSpentUntil } from './http/quota';
-export { MASK, REDACTED, redactHeaders, redactUrl, SENSITIVE_HEADERS } from './http/redact';
 export {
+  type HeaderSource,
+  MASK,
+  REDACTED,
+  redactHeaders,
+  redactUrl,
+  SENSITIVE_HEADERS,
+} from './http/redact';
+export {
+  errorRetryInfo,
   type HttpAttempt,
+  type HttpErrorRetryInfo,
   type HttpExchange,
   type HttpRetryEvent,
   type HttpRetryInfo,
   type HttpRetryOptions,
+  type PreparedHttpOptions,
+  prepareHttpOptions,
+  type ResolvedHttpOptions,
   resolveHttpOptions,
   runHttpRequest,
 } from './http/request-engine';

@@ -196,7 +196,8 @@ async function execute<T>(fn: RetryOperation<T>, options: RetryOptions): Promise
           fn({
             attempt: context.attempt,
             retriesLeft: context.retriesLeft,
-            signal: context.signal,
+            // The loop makes no signal when nothing can abort; the operation still gets one.
+            signal: context.signal ?? new AbortController().signal,
             requestId,
             elapsed: context.elapsed,
             previousError: context.previousError,

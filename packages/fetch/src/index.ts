@@ -3,6 +3,7 @@ export {
   BulkheadRejectedError,
   CircuitOpenError,
   DeadlineExceededError,
+  type HttpErrorRetryInfo,
   type HttpRetryInfo,
   InvalidOptionsError,
   isRetrylineError,

@@ -1,9 +1,11 @@
 import {
+  errorRetryInfo,
+  type HeaderSource,
+  type HttpErrorRetryInfo,
   type HttpRetryInfo,
   type HttpRetryOptions,
   invalid,
-  mergeOptions,
-  resolveHttpOptions,
+  prepareHttpOptions,
   runHttpRequest,
 } from '@retryline/core';
 
@@ -24,11 +26,24 @@ export type RetryFetch = (input: RequestInfo | URL, init?: RetryRequestInit) => 
 const infoByResponse = new WeakMap<Response, HttpRetryInfo>();
 
 /**
- * How the request behind `response` went: attempts, total delay, each wait and why. `undefined` for
- * a response that did not come through `retryFetch`.
+ * How the request behind `response` went: attempts, total delay, each wait and why. Given the error
+ * a `retryFetch` call rejected with, how that request went and why it stopped (`exhausted`,
+ * `deadline` …). `undefined` for anything that did not come through `retryFetch`, and for the
+ * caller's own abort reason (one reason may end many requests).
+ *
+ * @example
+ * ```ts
+ * const response = await fetchWithRetry(url);
+ * console.log(getRetryInfo(response)?.attempts);
+ * ```
  */
-export function getRetryInfo(response: Response): HttpRetryInfo | undefined {
-  return infoByResponse.get(response);
+export function getRetryInfo(response: Response): HttpRetryInfo | undefined;
+export function getRetryInfo(error: unknown): HttpRetryInfo | HttpErrorRetryInfo | undefined;
+export function getRetryInfo(responseOrError: unknown): HttpRetryInfo | HttpErrorRetryInfo | undefined {
+  if (typeof Response !== 'undefined' && responseOrError instanceof Response) {
+    return infoByResponse.get(responseOrError);
+  }
+  return errorRetryInfo(responseOrError);
 }
 
 // Bodies fetch can send again from the same value: each call extracts a fresh copy.
@@ -45,12 +60,14 @@ function isReplayable(body: unknown): boolean {
   );
 }
 
+const isFormData = (body: unknown): body is FormData =>
+  typeof FormData !== 'undefined' && body instanceof FormData;
+
 /**
  * fetch draws a new multipart boundary each time it sends a FormData, so two attempts would differ.
  * Serialised once, every attempt sends the same bytes under the same content type.
  */
 async function freezeFormData(init: RequestInit): Promise<RequestInit> {
-  if (typeof FormData === 'undefined' || !(init.body instanceof FormData)) return init;
   const encoded = new Response(init.body);
   const headers = new Headers(init.headers);
   if (!headers.has('content-type')) headers.set('content-type', encoded.headers.get('content-type') ?? '');
@@ -100,34 +117,37 @@ export function retryFetch(
   const fetchImpl: typeof fetch = given ?? ((input, init) => globalThis.fetch(input, init));
   const { client = 'fetch', ...rest } = options;
   if (typeof client !== 'string' || client === '') throw invalid('client', 'a non-empty string', client);
-  const defaults = mergeOptions<HttpRetryOptions>(rest, undefined);
-  resolveHttpOptions(defaults);
+  const prepared = prepareHttpOptions(rest);
 
   return async function fetchWithRetry(input, init = {}) {
     const { retry, ...given } = init;
-    const rest = await freezeFormData(given);
-    const perCall: HttpRetryOptions = retry === false ? { retry: false } : (retry ?? {});
+    const rest = given.body != null && isFormData(given.body) ? await freezeFormData(given) : given;
+    const perCall: HttpRetryOptions | undefined = retry === false ? { retry: false } : retry;
     const request = isRequest(input) ? input : undefined;
     const signal = rest.signal ?? request?.signal;
-    const merged = mergeOptions(defaults, { ...perCall, ...(signal ? { signal } : {}) });
+    const merged = prepared.with(signal ? { ...perCall, signal } : perCall);
     // fetch's rule: init.headers, when given, replace the Request's headers.
-    const baseHeaders = copyHeaders(rest.headers ?? request?.headers);
+    const callerHeaders = rest.headers ?? request?.headers;
     const url = request ? request.url : input instanceof URL ? input.href : String(input);
 
     const { response, info } = await runHttpRequest<Response>({
       client,
       method: rest.method ?? request?.method ?? 'GET',
       url,
-      headers: baseHeaders,
+      headers: callerHeaders as HeaderSource | undefined,
       // A Request's own body is replayed from clones of the untouched original.
       replayable: rest.body === undefined ? true : isReplayable(rest.body),
       options: merged,
       send({ signal: attemptSignal, headers: added }) {
         const names = Object.keys(added);
         const headers =
-          names.length === 0 && rest.headers === undefined ? undefined : copyHeaders(baseHeaders);
+          names.length === 0 && rest.headers === undefined ? undefined : copyHeaders(callerHeaders);
         for (const name of names) headers?.set(name, added[name] as string);
-        const attemptInit: RequestInit = { ...rest, signal: attemptSignal, ...(headers ? { headers } : {}) };
+        const attemptInit: RequestInit = {
+          ...rest,
+          ...(attemptSignal ? { signal: attemptSignal } : {}),
+          ...(headers ? { headers } : {}),
+        };
         return request ? fetchImpl(request.clone(), attemptInit) : fetchImpl(input, attemptInit);
       },
       inspect: (res) => ({ status: res.status, statusText: res.statusText, headers: res.headers }),

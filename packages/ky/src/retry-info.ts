@@ -1,4 +1,4 @@
-import type { HttpRetryInfo, RequestOutcome, RetrylineEvent, ScheduledDelay } from '@retryline/core';
+import type { HttpRetryInfo, RequestOutcome } from '@retryline/core';
 import { getRetryInfo as getResponseRetryInfo } from '@retryline/fetch';
 import { HTTPError } from 'ky';
 
@@ -49,37 +49,4 @@ export function getRetryInfo(responseOrError: unknown): KyRetryInfo | undefined 
 /** Remembers `info` for an error thrown to the caller. */
 export function attachRetryInfo(error: unknown, info: KyRetryInfo | undefined): void {
   if (info !== undefined && typeof error === 'object' && error !== null) infoByError.set(error, info);
-}
-
-/**
- * Collects one request's retry info from its events. A request that throws has no Response to
- * carry its info, so the adapter listens to the same events the devtools panel sees.
- */
-export function recordRetryInfo(): {
-  readonly listen: (event: RetrylineEvent) => void;
-  readonly info: () => KyRetryInfo | undefined;
-} {
-  let requestId: string | undefined;
-  const delays: ScheduledDelay[] = [];
-  let end: Extract<RetrylineEvent, { type: 'request-end' }> | undefined;
-  return {
-    listen(event) {
-      requestId ??= event.requestId;
-      if (event.type === 'retry-scheduled') {
-        delays.push({ retry: event.retry, delay: event.delay, reason: event.reason });
-      } else if (event.type === 'request-end') {
-        end = event;
-      }
-    },
-    info: () =>
-      requestId === undefined || end === undefined
-        ? undefined
-        : {
-            requestId,
-            attempts: end.attempts,
-            totalDelay: end.totalDelay,
-            delays,
-            outcome: end.outcome,
-          },
-  };
 }

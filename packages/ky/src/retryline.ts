@@ -1,8 +1,8 @@
 import { type HttpRetryOptions, invalid } from '@retryline/core';
-import { type RetryRequestInit, retryFetch } from '@retryline/fetch';
+import { getRetryInfo as getFetchRetryInfo, retryFetch } from '@retryline/fetch';
 import type { BeforeRequestHook, BeforeRetryHook, Input, Options } from 'ky';
 import { toKyError } from './ky-error';
-import { attachRetryInfo, recordRetryInfo } from './retry-info';
+import { attachRetryInfo } from './retry-info';
 
 /**
  * Per-request Retryline options, given to ky as `retryline`: laid over the client's options from
@@ -101,26 +101,14 @@ export function retryline(options: KyRetryOptions = {}): Options {
     }
     const overrides: KyRequestRetryOptions =
       perCall === false ? { retry: false } : ((perCall ?? {}) as KyRequestRetryOptions);
-    // Retryline's rule for per-request options: a listener given for the request replaces the client's.
-    const userListener = overrides.onEvent ?? policy.onEvent;
-    const record = recordRetryInfo();
-    // A listener that is no function is passed on as it is, for Retryline to reject.
-    const onEvent =
-      typeof userListener === 'function'
-        ? (event: Parameters<typeof record.listen>[0]) => {
-            record.listen(event);
-            userListener(event);
-          }
-        : (userListener ?? record.listen);
-    const retry: RetryRequestInit['retry'] = { ...overrides, onEvent };
     try {
-      return await retrying(input, { ...rest, retry });
+      return await retrying(input, perCall === undefined ? rest : { ...rest, retry: overrides });
     } catch (error) {
       const signal = rest.signal ?? (input instanceof Request ? input.signal : undefined);
       // The caller's abort reason goes back as it is; one reason may end many requests.
       if (signal?.aborted && error === signal.reason) throw error;
       const thrown = toKyError(error, input);
-      attachRetryInfo(thrown, record.info());
+      attachRetryInfo(thrown, getFetchRetryInfo(error));
       throw thrown;
     }
   }

@@ -15,8 +15,12 @@ import type { Clock } from '../time/clock';
 export interface LoopAttempt {
   /** 1 for the first try. */
   readonly attempt: number;
-  /** Aborts on the caller's abort, at the deadline, or after the attempt's `timeout`. */
-  readonly signal: AbortSignal;
+  /**
+   * Aborts on the caller's abort, at the deadline, or after the attempt's `timeout`. `undefined`
+   * when nothing can abort the attempt (no signal, deadline or timeout): no AbortController is made
+   * for it, which is most of what a request costs on the happy path.
+   */
+  readonly signal: AbortSignal | undefined;
   /** Milliseconds since the request started. */
   readonly elapsed: number;
   /** Milliseconds left before the deadline (`Infinity` without one). */
@@ -87,6 +91,7 @@ export interface LoopSpec<V> {
   prepare?(attempt: LoopAttempt): Record<string, unknown>;
   /** Performs one attempt. */
   run(attempt: LoopAttempt): Promise<V>;
+
   /** Judges how an attempt settled (never called for the caller's abort or the deadline). */
   judge(result: AttemptResult<V>, attempt: LoopAttempt, timedOut: boolean): Verdict<V> | Promise<Verdict<V>>;
   /** Fields added to an `attempt-end` event (status, phase …). */
@@ -103,6 +108,8 @@ export interface LoopSpec<V> {
   }): unknown;
   /** Releases a value that will not be returned (an HTTP response being retried). */
   discard?(value: V): void;
+  /** Told how the request ended, whoever listens to events (what `request-end` reports). */
+  settled?(summary: RequestSummary): void;
   /** Guards before each attempt (rate limiter, bulkhead, breaker): a refusal stops the request, nothing sent. */
   admit?(attempt: LoopAttempt): Promise<Refusal | undefined>;
   /** Frees what `admit` took for the attempt (a bulkhead place) once it has settled. */
@@ -114,6 +121,14 @@ export interface LoopSpec<V> {
     readonly details: RetrylineErrorDetails;
     readonly summary: string;
   }): Promise<Refusal | undefined>;
+}
+
+/** How a request ended: `request-end`'s fields, and every wait. */
+export interface RequestSummary {
+  readonly outcome: RequestOutcome;
+  readonly attempts: number;
+  readonly totalDelay: number;
+  readonly delays: readonly ScheduledDelay[];
 }
 
 /** What the loop resolves with. */
@@ -135,7 +150,8 @@ function after(clock: Clock, ms: number, cancel: AbortSignal, fire: () => void):
 }
 
 /** Settles with `promise`, or rejects with `signal.reason` as soon as `signal` aborts. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     if (signal.aborted) return onAbort();
@@ -169,9 +185,12 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
   let state: RetryState = initialState(policy, clock.now());
   let lastError: unknown;
   const delays: ScheduledDelay[] = [];
-  emit({ type: 'request-start', ...spec.start } as never);
+  // Events are built only when someone listens (`emit.listening()`): the happy path builds none.
+  if (emit.listening()) emit({ type: 'request-start', ...spec.start } as never);
 
-  const end = (outcome: RequestOutcome, error?: unknown, extra?: Record<string, unknown>) =>
+  const end = (outcome: RequestOutcome, error?: unknown, extra?: Record<string, unknown>) => {
+    spec.settled?.({ outcome, attempts: state.attempts, totalDelay: state.totalDelay, delays });
+    if (!emit.listening()) return;
     emit({
       type: 'request-end',
       outcome,
@@ -181,17 +200,20 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       ...extra,
       ...(error === undefined ? {} : { error: summarizeError(error) }),
     });
+  };
 
-  // `request` aborts the running attempt and any wait: on the caller's abort, or at the deadline.
-  const request = new AbortController();
-  // `timers` cancels the deadline timer once the request is over, so nothing stays pending. Made
-  // only when there is a deadline: the happy path allocates as little as it can.
-  const timers = policy.deadline === undefined ? undefined : new AbortController();
-  const onCallerAbort = () => request.abort(signal?.reason);
-  signal?.addEventListener('abort', onCallerAbort, { once: true });
+  // `aborted` ends the running attempt and any wait: on the caller's abort, or at the deadline. An
+  // AbortController costs some 10 µs to make in Node, so the loop makes one only when something can
+  // abort: with no deadline the caller's signal is used as it is, and with no signal nothing aborts.
+  const request = policy.deadline === undefined ? undefined : new AbortController();
+  const aborted: AbortSignal | undefined = request ? request.signal : signal;
+  // `timers` cancels the deadline timer once the request is over, so nothing stays pending.
+  const timers = request ? new AbortController() : undefined;
+  const onCallerAbort = () => request?.abort(signal?.reason);
+  if (request) signal?.addEventListener('abort', onCallerAbort, { once: true });
   const deadlineAt =
     policy.deadline === undefined ? Number.POSITIVE_INFINITY : state.startedAt + policy.deadline;
-  if (timers && policy.deadline !== undefined) {
+  if (request && timers && policy.deadline !== undefined) {
     const deadline = policy.deadline;
     after(clock, deadline, timers.signal, () =>
       request.abort(
@@ -210,7 +232,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
 
   // The request was aborted (by the caller or the deadline): report it and return the reason.
   const stopped = (): unknown => {
-    const reason = request.signal.reason;
+    const reason = aborted?.reason;
     end(signal?.aborted ? 'aborted' : 'deadline', reason);
     return reason;
   };
@@ -219,11 +241,12 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
     for (;;) {
       state = { ...state, attempts: state.attempts + 1 };
       const now = clock.now();
-      const attemptControl = new AbortController();
-      const attemptTimers = policy.timeout === undefined ? undefined : new AbortController();
+      // Its own controller only with a timeout; otherwise the attempt aborts when the request does.
+      const attemptControl = policy.timeout === undefined ? undefined : new AbortController();
+      const attemptTimers = attemptControl ? new AbortController() : undefined;
       const context: LoopAttempt = {
         attempt: state.attempts,
-        signal: attemptControl.signal,
+        signal: attemptControl ? attemptControl.signal : aborted,
         elapsed: now - state.startedAt,
         remaining: deadlineAt - now,
         retriesLeft: policy.retries - (state.attempts - 1),
@@ -231,32 +254,33 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       };
       const { attempt } = context;
       // Linked before the guards, so a limiter's wait ends at once on an abort or at the deadline.
-      const forward = () => attemptControl.abort(request.signal.reason);
-      if (request.signal.aborted) forward();
-      else request.signal.addEventListener('abort', forward, { once: true });
+      const forward = () => attemptControl?.abort(aborted?.reason);
+      const linked = attemptControl !== undefined && aborted !== undefined;
+      if (linked && aborted.aborted) forward();
+      else if (linked) aborted.addEventListener('abort', forward, { once: true });
       let refusal: Refusal | undefined;
       try {
         refusal = await spec.admit?.(context);
       } catch (error) {
-        request.signal.removeEventListener('abort', forward);
+        if (linked) aborted.removeEventListener('abort', forward);
         await spec.release?.();
         state = { ...state, attempts: state.attempts - 1 };
-        if (request.signal.aborted) throw stopped();
+        if (aborted?.aborted) throw stopped();
         throw error;
       }
       if (refusal) {
-        request.signal.removeEventListener('abort', forward);
+        if (linked) aborted.removeEventListener('abort', forward);
         await spec.release?.();
         state = { ...state, attempts: state.attempts - 1 };
         end(refusal.outcome, refusal.error);
         throw refusal.error;
       }
-      emit({ type: 'attempt-start', attempt, ...spec.prepare?.(context) });
+      if (emit.listening()) emit({ type: 'attempt-start', attempt, ...spec.prepare?.(context) });
 
       const timeout = policy.timeout;
       if (attemptTimers && timeout !== undefined) {
         after(clock, timeout, attemptTimers.signal, () =>
-          attemptControl.abort(
+          attemptControl?.abort(
             new AttemptTimeoutError(`${label} attempt ${attempt} timed out after ${timeout} ms`, {
               attempts: attempt,
               totalDelay: state.totalDelay,
@@ -267,29 +291,30 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       }
       let result: AttemptResult<V>;
       try {
-        result = { ok: true, value: await raceAbort(spec.run(context), attemptControl.signal) };
+        result = { ok: true, value: await raceAbort(spec.run(context), context.signal) };
       } catch (error) {
         result = { ok: false, error };
       } finally {
         attemptTimers?.abort(SETTLED);
-        request.signal.removeEventListener('abort', forward);
+        if (linked) aborted.removeEventListener('abort', forward);
       }
       await spec.release?.();
 
       const duration = clock.now() - now;
-      if (request.signal.aborted) {
+      if (aborted?.aborted) {
         if (result.ok) spec.discard?.(result.value);
         emit({
           type: 'attempt-end',
           attempt,
           outcome: 'aborted',
           duration,
-          error: summarizeError(request.signal.reason),
+          error: summarizeError(aborted?.reason),
         });
         throw stopped();
       }
       const timedOut =
         !result.ok &&
+        attemptControl !== undefined &&
         result.error === attemptControl.signal.reason &&
         result.error instanceof AttemptTimeoutError;
       let verdict: Verdict<V>;
@@ -311,17 +336,21 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
               : 'ignored');
         await spec.record(health);
       }
-      const details = spec.describe?.(result);
-      const outcome =
-        verdict.action === 'return' ? 'success' : timedOut ? 'timeout' : result.ok ? 'retry' : 'error';
-      emit({
-        type: 'attempt-end',
-        attempt,
-        outcome,
-        duration,
-        ...details,
-        ...(result.ok ? {} : { error: summarizeError(result.error) }),
-      });
+      // Built only for someone to read: describing a response copies and redacts its headers.
+      const listening = emit.listening();
+      const details = listening ? spec.describe?.(result) : undefined;
+      if (listening) {
+        const outcome =
+          verdict.action === 'return' ? 'success' : timedOut ? 'timeout' : result.ok ? 'retry' : 'error';
+        emit({
+          type: 'attempt-end',
+          attempt,
+          outcome,
+          duration,
+          ...details,
+          ...(result.ok ? {} : { error: summarizeError(result.error) }),
+        });
+      }
 
       if (verdict.action === 'return') {
         const final = verdict.outcome ?? 'success';
@@ -339,7 +368,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         throw verdict.error;
       }
       lastError = verdict.error;
-      if (request.signal.aborted) {
+      if (aborted?.aborted) {
         if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
         throw stopped();
       }
@@ -433,7 +462,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         }
       }
       try {
-        await clock.sleep(delay, request.signal);
+        await clock.sleep(delay, aborted);
       } catch {
         throw stopped();
       }
@@ -441,6 +470,6 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
     }
   } finally {
     timers?.abort(SETTLED);
-    signal?.removeEventListener('abort', onCallerAbort);
+    if (request) signal?.removeEventListener('abort', onCallerAbort);
   }
 }

@@ -7,7 +7,14 @@ type Without<E> = E extends unknown ? Omit<E, 'v' | 'requestId' | 't'> : never;
 export type EventPayload = Without<RetrylineEvent>;
 
 /** Emits one request's events. With no listener anywhere it builds nothing. */
-export type Emit = (payload: EventPayload) => void;
+export interface Emit {
+  (payload: EventPayload): void;
+  /**
+   * Whether anyone receives events now (a listener, a subscriber, the devtools hook): callers skip
+   * building costly fields (redacted headers) when no one does.
+   */
+  listening(): boolean;
+}
 
 /**
  * The devtools hook the browser extension defines at document_start. Reading the property when no
@@ -51,12 +58,16 @@ export function createEmitter(
   requestId: string,
   clock: Clock,
 ): Emit {
-  return (payload) => {
-    const hook = (globalThis as { [DEVTOOLS_HOOK]?: DevtoolsHook })[DEVTOOLS_HOOK];
+  const devtools = () => (globalThis as { [DEVTOOLS_HOOK]?: DevtoolsHook })[DEVTOOLS_HOOK];
+  const listening = () =>
+    listener !== undefined || globalListeners.size > 0 || typeof devtools()?.push === 'function';
+  const emit = (payload: EventPayload) => {
+    const hook = devtools();
     if (!listener && globalListeners.size === 0 && typeof hook?.push !== 'function') return;
     const event = { v: 1, requestId, t: clock.now(), ...payload } as RetrylineEvent;
     if (listener) deliver(listener, event);
     for (const global of globalListeners) deliver(global, event);
     if (typeof hook?.push === 'function') deliver((e) => hook.push(e), event);
   };
+  return Object.assign(emit, { listening });
 }

@@ -7,6 +7,10 @@ import { systemRandom } from '../time/random';
 export function randomUuid(): string {
   const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
   if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID();
+  return fallbackUuid();
+}
+
+function fallbackUuid(): string {
   const hex = (count: number) =>
     Array.from({ length: count }, () => Math.floor(systemRandom() * 16).toString(16)).join('');
   const variant = (8 + Math.floor(systemRandom() * 4)).toString(16);

@@ -103,7 +103,7 @@ export function resolveGuards(
 ): ResolvedGuards {
   const breaker = own(options, 'breaker');
   const budget = own(options, 'budget') ?? defaults.budget;
-  const store = own(options, 'store') ?? defaultStore;
+  const store = own(options, 'store') ?? defaultStore();
   if (typeof store !== 'object' || store === null || typeof store.breakerAdmit !== 'function') {
     throw invalid('store', 'a Store (memoryStore() or a shared store)', store);
   }
@@ -293,23 +293,23 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
   }
 
   /** Resolves on a local release, or after the store's poll interval; rejects when `signal` aborts. */
-  function wakeOrPoll(waiters: Waiters, signal: AbortSignal): Promise<void> {
+  function wakeOrPoll(waiters: Waiters, signal: AbortSignal | undefined): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      if (signal.aborted) return reject(signal.reason);
+      if (signal?.aborted) return reject(signal.reason);
       const poll = new AbortController();
       const done = () => {
         waiters.wake.delete(done);
-        signal.removeEventListener('abort', onAbort);
+        signal?.removeEventListener('abort', onAbort);
         poll.abort();
         resolve();
       };
       const onAbort = () => {
         waiters.wake.delete(done);
         poll.abort();
-        reject(signal.reason);
+        reject(signal?.reason);
       };
       waiters.wake.add(done);
-      signal.addEventListener('abort', onAbort, { once: true });
+      signal?.addEventListener('abort', onAbort, { once: true });
       if (store.pollMs !== undefined) clock.sleep(store.pollMs, poll.signal).then(done, () => {});
     });
   }

@@ -221,5 +221,13 @@ export function memoryStore(): MemoryStore {
   };
 }
 
-/** The store used when a client names none: one per realm, so clients share guard state by default. */
-export const defaultStore: Store = memoryStore();
+let realmStore: Store | undefined;
+
+/**
+ * The store used when a client names none: one per realm, so clients share guard state by default.
+ * Made on first use, so a bundle that never guards a request does not carry the memory store.
+ */
+export function defaultStore(): Store {
+  realmStore ??= memoryStore();
+  return realmStore;
+}

@@ -69,7 +69,7 @@ export function redactUrl(url: string): string {
   let base = queryAt === -1 ? withoutHash : withoutHash.slice(0, queryAt);
   // scheme://user:password@host → scheme://host. WHATWG URL: the authority's last `@` ends the
   // credentials, so a password holding a raw `@` is removed whole.
-  base = base.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/]*@/i, '$1');
+  if (base.includes('@')) base = base.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/]*@/i, '$1');
   if (queryAt === -1) return base;
   const query = withoutHash
     .slice(queryAt + 1)

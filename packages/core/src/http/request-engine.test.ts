@@ -147,8 +147,20 @@ describe('runHttpRequest', () => {
     expect(sends.map((s) => s.attempt)).toEqual([1, 2, 3]);
     for (const send of sends) {
       expect(send.headers).toEqual({});
-      expect(send.signal).toBeInstanceOf(AbortSignal);
+      // Nothing can abort these attempts (no signal, deadline or timeout): no signal is made.
+      expect(send.signal).toBeUndefined();
     }
+  });
+
+  it("passes the caller's own signal to each attempt when it is the only thing that can abort", async () => {
+    const caller = new AbortController();
+    const { sends, finish } = setup([res(503), res(200)], { options: { signal: caller.signal } });
+    await finish();
+    expect(sends.map((s) => s.signal)).toEqual([caller.signal, caller.signal]);
+    const timed = setup([res(200)], { options: { signal: caller.signal, timeout: 500 } });
+    await timed.finish();
+    expect(timed.sends[0]?.signal).toBeInstanceOf(AbortSignal);
+    expect(timed.sends[0]?.signal).not.toBe(caller.signal);
   });
 
   it('returns a 3xx or 2xx at once', async () => {
@@ -464,7 +476,7 @@ describe('runHttpRequest', () => {
       expect(get.sends).toHaveLength(2);
       expect(get.sendTimes).toEqual([T0, T0 + 500 + 1000]);
       expect(got.value?.response.status).toBe(200);
-      expect(get.sends[0]?.signal.aborted).toBe(true);
+      expect(get.sends[0]?.signal?.aborted).toBe(true);
 
       const post = setup([HANG, res(200)], { method: 'POST', options: { timeout: 500 } });
       const posted = await post.finish();

@@ -1,11 +1,17 @@
-import { type LoopResult, runAttemptLoop, type ScheduledDelay } from '../engine/attempt-loop';
+import {
+  type LoopAttempt,
+  type LoopResult,
+  type RequestSummary,
+  runAttemptLoop,
+  type ScheduledDelay,
+} from '../engine/attempt-loop';
 import { BodyNotReplayableError, isRetrylineError } from '../errors';
 import { createEmitter } from '../events/emitter';
 import { createRequestId } from '../events/request-id';
-import type { RetrylineEventListener } from '../events/types';
+import type { RequestOutcome, RetrylineEventListener } from '../events/types';
 import { anyGuard, type GuardOptions, guardHooks, resolveGuards } from '../guard/guards';
 import type { DelayReason } from '../policy/decide';
-import { expectObject, invalid, normalizePolicy, own } from '../policy/normalize';
+import { expectObject, invalid, mergeOptions, normalizePolicy, own } from '../policy/normalize';
 import type { PolicyOptions } from '../policy/options';
 import {
   classifyTransportError,
@@ -99,8 +105,11 @@ export interface HttpRetryOptions extends PolicyOptions, GuardOptions {
 /** What one attempt must send besides the caller's request. */
 export interface HttpAttempt {
   readonly attempt: number;
-  /** Abort the send when this aborts. */
-  readonly signal: AbortSignal;
+  /**
+   * Abort the send when this aborts. `undefined` when nothing can abort the attempt (no signal,
+   * deadline or timeout): send without one.
+   */
+  readonly signal: AbortSignal | undefined;
   /** Headers Retryline adds to this attempt (idempotency key, request id …); empty by default. */
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -115,7 +124,8 @@ export interface HttpExchange<R> {
   readonly headers: HeaderSource | undefined;
   /** `false` for a one-shot body (a stream): a retry then stops with `BodyNotReplayableError`. */
   readonly replayable: boolean;
-  readonly options: HttpRetryOptions;
+  /** The request's options, as given or as {@link prepareHttpOptions} resolved them. */
+  readonly options: HttpRetryOptions | ResolvedHttpOptions;
   /** Sends one attempt; resolves with any response, rejects on a transport failure. */
   send(attempt: HttpAttempt): Promise<R>;
   /** Reads a response's status and headers. */
@@ -139,6 +149,21 @@ export interface HttpRetryInfo {
   readonly totalDelay: number;
   readonly delays: readonly ScheduledDelay[];
   readonly outcome: LoopResult<unknown>['outcome'];
+}
+
+/** What happened to a request that rejected: why it stopped (`exhausted`, `deadline` …) and its waits. */
+export interface HttpErrorRetryInfo extends Omit<HttpRetryInfo, 'outcome'> {
+  readonly outcome: RequestOutcome;
+}
+
+const infoByError = new WeakMap<object, HttpErrorRetryInfo>();
+
+/**
+ * How the request that rejected with `error` went, for an error `runHttpRequest` rejected with;
+ * `undefined` otherwise, and for the caller's own abort reason (one reason may end many requests).
+ */
+export function errorRetryInfo(error: unknown): HttpErrorRetryInfo | undefined {
+  return typeof error === 'object' && error !== null ? infoByError.get(error) : undefined;
 }
 
 type RetryPredicate = (outcome: HttpOutcome) => boolean | Promise<boolean>;
@@ -181,13 +206,46 @@ function optionalFunction<F>(name: string, value: unknown): F | undefined {
   return value as F | undefined;
 }
 
+const NOTHING_REDACTED: ReadonlySet<string> = new Set();
+
 const statusText = (status: number, text: string | undefined) => (text ? `${status} ${text}` : `${status}`);
+
+function expectSignal(signal: unknown): AbortSignal | undefined {
+  if (
+    signal !== undefined &&
+    (typeof signal !== 'object' ||
+      signal === null ||
+      typeof (signal as AbortSignal).addEventListener !== 'function')
+  ) {
+    throw invalid('signal', 'an AbortSignal', signal);
+  }
+  return signal as AbortSignal | undefined;
+}
+
+function expectRequestId(requestId: unknown): string | undefined {
+  if (requestId !== undefined && (typeof requestId !== 'string' || requestId === '')) {
+    throw invalid('requestId', 'a non-empty string', requestId);
+  }
+  return requestId as string | undefined;
+}
+
+/** Options as the engine uses them: validated, every default filled in (see {@link resolveHttpOptions}). */
+export type ResolvedHttpOptions = ReturnType<typeof resolveOptions>;
+
+const resolved = new WeakSet<object>();
 
 /**
  * Validates HTTP retry options once and fills in every default. Adapters call it on their client's
- * defaults at creation, so a mistake surfaces where it was made.
+ * defaults at creation, so a mistake surfaces where it was made; `runHttpRequest` takes the result
+ * as it is.
  */
-export function resolveHttpOptions(input: HttpRetryOptions | undefined) {
+export function resolveHttpOptions(input: HttpRetryOptions | undefined): ResolvedHttpOptions {
+  const options = resolveOptions(input);
+  resolved.add(options);
+  return options;
+}
+
+function resolveOptions(input: HttpRetryOptions | undefined) {
   const options = expectObject('options', input) as HttpRetryOptions;
   const policy = normalizePolicy(options);
   const { rules, predicate } = resolveRules(own(options, 'retryOn'));
@@ -195,17 +253,8 @@ export function resolveHttpOptions(input: HttpRetryOptions | undefined) {
   if (!Array.isArray(extraRedacted) || !extraRedacted.every((name) => typeof name === 'string')) {
     throw invalid('redactHeaders', 'an array of header names', extraRedacted);
   }
-  const signal = own(options, 'signal');
-  if (
-    signal !== undefined &&
-    (typeof signal !== 'object' || signal === null || typeof signal.addEventListener !== 'function')
-  ) {
-    throw invalid('signal', 'an AbortSignal', signal);
-  }
-  const requestId = own(options, 'requestId');
-  if (requestId !== undefined && (typeof requestId !== 'string' || requestId === '')) {
-    throw invalid('requestId', 'a non-empty string', requestId);
-  }
+  const signal = expectSignal(own(options, 'signal'));
+  const requestId = expectRequestId(own(options, 'requestId'));
   return {
     policy,
     rules,
@@ -221,6 +270,53 @@ export function resolveHttpOptions(input: HttpRetryOptions | undefined) {
     requestId,
     guards: resolveGuards(options, { budget: true, pacing: true }),
     guardKey: resolveGuardKey(options),
+  };
+}
+
+/** A client's options, resolved once, and how to apply a request's own on top of them. */
+export interface PreparedHttpOptions {
+  /** The client's options as given (a copy). */
+  readonly defaults: HttpRetryOptions;
+  /** The options of one request: the client's, with `overrides` (the request's own) on top. */
+  with(overrides?: HttpRetryOptions): ResolvedHttpOptions;
+}
+
+// Per-request options that change no policy: applied to the client's resolved options as they are.
+const LIGHT_OVERRIDES = {
+  signal: expectSignal,
+  requestId: expectRequestId,
+  onEvent: (value: unknown) => optionalFunction<RetrylineEventListener>('onEvent', value),
+  onRetry: (value: unknown) => optionalFunction<HttpRetryOptions['onRetry']>('onRetry', value),
+} as const;
+
+const isLight = (key: string): key is keyof typeof LIGHT_OVERRIDES => Object.hasOwn(LIGHT_OVERRIDES, key);
+
+/**
+ * Resolves a client's options once (throwing on a mistake, at creation). A request with no options
+ * of its own, or only a signal, listener or request id, then costs no resolving at all: most of what
+ * the happy path spent before its request was sent.
+ */
+export function prepareHttpOptions(options: HttpRetryOptions | undefined): PreparedHttpOptions {
+  const defaults = mergeOptions<HttpRetryOptions>(
+    expectObject('options', options) as HttpRetryOptions,
+    undefined,
+  );
+  const base = resolveHttpOptions(defaults);
+  return {
+    defaults,
+    with(overrides) {
+      if (overrides === undefined) return base;
+      const keys = Object.keys(overrides).filter(
+        (key) => (overrides as Record<string, unknown>)[key] !== undefined,
+      );
+      if (keys.length === 0) return base;
+      if (!keys.every(isLight)) return resolveHttpOptions(mergeOptions(defaults, overrides));
+      const light: Record<string, unknown> = { ...base };
+      for (const key of keys) light[key] = LIGHT_OVERRIDES[key](own(overrides, key));
+      const options = light as ResolvedHttpOptions;
+      resolved.add(options);
+      return options;
+    },
   };
 }
 
@@ -265,27 +361,51 @@ export async function runHttpRequest<R>(
     requestId: given,
     guards,
     guardKey: keyOf,
-  } = resolveHttpOptions(exchange.options);
+  } = resolved.has(exchange.options)
+    ? (exchange.options as ResolvedHttpOptions)
+    : resolveHttpOptions(exchange.options as HttpRetryOptions);
   const method = exchange.method.toUpperCase();
-  const callerHeaders = redactHeaders(exchange.headers, new Set());
+  // The caller's headers, names lower-cased: read only when something needs them (an option that
+  // names a header, a failure to classify, an event), as copying them is a cost on the happy path.
+  let callerCopy: Record<string, string> | undefined;
+  const callerHeaders = () => {
+    callerCopy ??= redactHeaders(exchange.headers, NOTHING_REDACTED);
+    return callerCopy;
+  };
   const url = redactUrl(exchange.url);
-  const requestId =
-    (requestIdHeader && callerHeaders[requestIdHeader.toLowerCase()]) || given || createRequestId();
+  const callerRequestId = requestIdHeader ? callerHeaders()[requestIdHeader.toLowerCase()] : undefined;
+  const requestId = callerRequestId || given || createRequestId();
   // The key is chosen once, before the first attempt, and sent unchanged on every attempt.
   const nonIdempotent = !IDEMPOTENT_METHODS.includes(method);
-  const callerKey = key ? callerHeaders[key.header.toLowerCase()] : undefined;
+  const callerKey = key ? callerHeaders()[key.header.toLowerCase()] : undefined;
   const added: Record<string, string> = {};
   if (key && nonIdempotent && callerKey === undefined) {
     added[key.header] = formatIdempotencyKey(key.generate({ method, url: exchange.url }), key.format);
   }
-  if (requestIdHeader && callerHeaders[requestIdHeader.toLowerCase()] === undefined)
-    added[requestIdHeader] = requestId;
-  const keyed =
+  if (requestIdHeader && callerRequestId === undefined) added[requestIdHeader] = requestId;
+  // Whether the request carries an idempotency key: asked only once an attempt has failed.
+  const isKeyed = () =>
     key !== undefined
       ? callerKey !== undefined || added[key.header] !== undefined
-      : headerValue(callerHeaders, 'idempotency-key') !== undefined;
+      : headerValue(callerHeaders(), 'idempotency-key') !== undefined;
 
+  // The headers this attempt adds, worked out once per attempt (for `attempt-start` and the send).
   let attemptHeaders: Record<string, string> = added;
+  let headersOfAttempt = 0;
+  const headersFor = (context: LoopAttempt): Record<string, string> => {
+    if (headersOfAttempt === context.attempt) return attemptHeaders;
+    headersOfAttempt = context.attempt;
+    if (!attemptHeader && !deadlineHeader) return attemptHeaders;
+    attemptHeaders = { ...added };
+    if (attemptHeader) {
+      const max = Number.isFinite(policy.retries) ? `; max=${policy.retries + 1}` : '';
+      attemptHeaders[attemptHeader] = `attempt=${context.attempt}${max}`;
+    }
+    if (deadlineHeader && Number.isFinite(context.remaining)) {
+      attemptHeaders[deadlineHeader] = String(Math.max(0, Math.floor(context.remaining)));
+    }
+    return attemptHeaders;
+  };
   const emit = createEmitter(onEvent, requestId, policy.clock);
   const guarded = anyGuard(guards);
   const hooks = guarded
@@ -297,51 +417,52 @@ export async function runHttpRequest<R>(
       })
     : undefined;
   let lastStatus: number | undefined;
-  const result = await runAttemptLoop<R>({
+  let ended: RequestSummary | undefined;
+  const failureBase = (context: LoopAttempt) => {
+    const keyed = isKeyed();
+    return {
+      attempt: context.attempt,
+      method,
+      url: exchange.url,
+      keyed,
+      idempotent: keyed || rules.methods.has(method),
+    };
+  };
+  const running = runAttemptLoop<R>({
     policy,
+    settled: (summary) => {
+      ended = summary;
+    },
     signal,
     label: `${method} ${url}`,
     emit,
     start: { client: exchange.client, method, url },
-    prepare(context) {
-      attemptHeaders = { ...added };
-      if (attemptHeader) {
-        const max = Number.isFinite(policy.retries) ? `; max=${policy.retries + 1}` : '';
-        attemptHeaders[attemptHeader] = `attempt=${context.attempt}${max}`;
-      }
-      if (deadlineHeader && Number.isFinite(context.remaining)) {
-        attemptHeaders[deadlineHeader] = String(Math.max(0, Math.floor(context.remaining)));
-      }
-      return { headers: redactHeaders({ ...callerHeaders, ...attemptHeaders }, redacted) };
-    },
+    // Only when someone listens: the headers of `attempt-start`, redacted.
+    prepare: (context) => ({
+      headers: redactHeaders({ ...callerHeaders(), ...headersFor(context) }, redacted),
+    }),
     run: (context) =>
-      exchange.send({ attempt: context.attempt, signal: context.signal, headers: attemptHeaders }),
+      exchange.send({ attempt: context.attempt, signal: context.signal, headers: headersFor(context) }),
     async judge(outcome, context, timedOut) {
-      const base = {
-        attempt: context.attempt,
-        method,
-        url: exchange.url,
-        keyed,
-        idempotent: keyed || rules.methods.has(method),
-      };
       let classified: Omit<HttpOutcome, 'retryable'>;
       let hint: ReturnType<typeof parseRetryHint>;
       let summary: string | undefined;
       if (outcome.ok) {
         const response = exchange.inspect(outcome.value);
         lastStatus = response.status;
-        const now = policy.clock.now();
-        hint = parseRetryHint(response.headers, now);
-        if (guards.pacing && hooks) {
+        const failed = exchange.failed ? exchange.failed(outcome.value) : response.status >= 400;
+        const pacing = guards.pacing && hooks !== undefined;
+        if (!failed && !pacing) return { action: 'return', value: outcome.value };
+        hint = parseRetryHint(response.headers, policy.clock.now());
+        if (pacing) {
           const until = quotaSpentUntil(response.status, response.headers, hint);
           if (until !== undefined) await hooks.pace(until);
         }
-        const failed = exchange.failed ? exchange.failed(outcome.value) : response.status >= 400;
         if (!failed) return { action: 'return', value: outcome.value };
         summary = statusText(response.status, response.statusText);
         const error = exchange.errorOf?.(outcome.value);
         classified = {
-          ...base,
+          ...failureBase(context),
           phase: 'response',
           status: response.status,
           hinted: hint !== undefined,
@@ -353,7 +474,13 @@ export async function runHttpRequest<R>(
         const failure = timedOut ? { phase: 'unknown' as const } : classifyTransportError(outcome.error);
         if (!failure) return { action: 'throw', error: outcome.error };
         const code = failure.code === undefined ? {} : { code: failure.code };
-        classified = { ...base, phase: failure.phase, hinted: false, error: outcome.error, ...code };
+        classified = {
+          ...failureBase(context),
+          phase: failure.phase,
+          hinted: false,
+          error: outcome.error,
+          ...code,
+        };
       }
       const byDefault = isRetryableByDefault(classified, rules);
       const retryable = predicate
@@ -416,6 +543,16 @@ export async function runHttpRequest<R>(
       ? { admit: hooks.admit, release: hooks.release, record: hooks.record, allowRetry: hooks.allowRetry }
       : {}),
   });
+  let result: LoopResult<R>;
+  try {
+    result = await running;
+  } catch (error) {
+    const callerReason = signal?.aborted && error === signal.reason;
+    if (ended && !callerReason && typeof error === 'object' && error !== null) {
+      infoByError.set(error, { requestId, ...ended });
+    }
+    throw error;
+  }
   return {
     response: result.value,
     info: {
