@@ -1,7 +1,7 @@
 // Where every benchmark leaves its raw numbers: bench/results/<name>.json, which bench/report.mjs
 // turns into bench/RESULTS.md and the charts. Each file says when and where it was measured.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem, type as osType, release } from 'node:os';
+import { cpus, type as osType, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 export const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));

@@ -1,0 +1,30 @@
+// Types for bench/lib/bundle-size.mjs, so TypeScript tests (test/size-budget.test.ts) can import it.
+
+/** One thing whose bundle size is measured. */
+export interface EntryPoint {
+  name: string;
+  /** Retryline's own packages are held to a budget; peers are measured for comparison. */
+  kind: 'retryline' | 'peer';
+  /** The ESM snippet that is bundled, e.g. `export { retryFetch } from '@retryline/fetch';`. */
+  contents: string;
+  /** Imports left out of the bundle (the HTTP client an adapter wraps). */
+  external: string[];
+  /** Set only for an entry that cannot be bundled for the browser. */
+  platform?: 'browser' | 'node' | 'neutral';
+  note?: string;
+}
+
+export interface BundleSize {
+  minBytes: number;
+  gzipBytes: number;
+  /** Each input file's bytes in the minified output, largest first. */
+  modules: { path: string; bytes: number }[];
+}
+
+export const REPO_ROOT: string;
+export const ENTRY_POINTS: EntryPoint[];
+export function bundleSize(
+  contents: string,
+  options?: { external?: string[]; platform?: 'browser' | 'node' | 'neutral' },
+): Promise<BundleSize>;
+export function measure(result: unknown): BundleSize;

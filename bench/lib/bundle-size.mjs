@@ -1,0 +1,122 @@
+// What an app pays in bytes to use Retryline, and what it would pay for the peer libraries instead.
+// `bundleSize` bundles a small ESM snippet the way an app bundler would (esbuild: bundle, minify,
+// ESM, browser, ES2022, tree-shaken) and reports the minified and min+gzip sizes plus which input
+// files the bytes came from. `ENTRY_POINTS` lists what is measured. Retryline is imported from the
+// built workspace packages (packages/*/dist through the node_modules workspace links), so run
+// `pnpm build` first. Used by bench/size.mjs and test/size-budget.test.ts.
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+/** The repository root: snippets resolve their imports from here, and module paths are relative to it. */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Everything measured. Retryline's entries import exactly the one function an app would start with,
+ * so the figure is what that import costs after tree-shaking; the HTTP clients the adapters wrap
+ * (axios, ky) are left external because the app already ships them. Peers are imported the way
+ * their READMEs show.
+ */
+export const ENTRY_POINTS = [
+  {
+    name: '@retryline/fetch (retryFetch)',
+    kind: 'retryline',
+    contents: "export { retryFetch } from '@retryline/fetch';",
+    external: [],
+  },
+  {
+    name: '@retryline/core (retry)',
+    kind: 'retryline',
+    contents: "export { retry } from '@retryline/core';",
+    external: [],
+  },
+  {
+    name: '@retryline/core (computeDelay only)',
+    kind: 'retryline',
+    contents: "export { computeDelay } from '@retryline/core';",
+    external: [],
+  },
+  {
+    name: '@retryline/axios (attachRetry)',
+    kind: 'retryline',
+    contents: "export { attachRetry } from '@retryline/axios';",
+    external: ['axios'],
+  },
+  {
+    name: '@retryline/ky (retryline)',
+    kind: 'retryline',
+    contents: "export { retryline } from '@retryline/ky';",
+    external: ['ky'],
+  },
+  {
+    name: 'axios-retry',
+    kind: 'peer',
+    contents: "export { default } from 'axios-retry';",
+    external: ['axios'],
+  },
+  {
+    // ky has no separate retry module: its retry is part of the client, so the whole client is counted.
+    name: 'ky (client incl. retry)',
+    kind: 'peer',
+    contents: "export { default } from 'ky';",
+    external: [],
+  },
+  {
+    name: 'cockatiel (retry, handleAll, ExponentialBackoff)',
+    kind: 'peer',
+    contents: "export { retry, handleAll, ExponentialBackoff } from 'cockatiel';",
+    external: [],
+  },
+  {
+    name: 'p-retry',
+    kind: 'peer',
+    contents: "export { default } from 'p-retry';",
+    external: [],
+  },
+  {
+    name: 'fetch-retry',
+    kind: 'peer',
+    contents: "export { default } from 'fetch-retry';",
+    external: [],
+  },
+];
+
+/**
+ * Bundles `contents` (ESM source) as an app would ship it and measures the result.
+ * Returns `{ minBytes, gzipBytes, modules }`, where `modules` lists each input file's share of the
+ * minified output (`bytesInOutput`), largest first, with paths relative to the repository root.
+ */
+export async function bundleSize(contents, { external = [], platform = 'browser' } = {}) {
+  const result = await build({
+    stdin: { contents, resolveDir: REPO_ROOT, loader: 'js' },
+    absWorkingDir: REPO_ROOT,
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform,
+    target: 'es2022',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    external,
+  });
+  return measure(result);
+}
+
+/** Sizes of an esbuild result built with `write: false, metafile: true` and a single output file. */
+export function measure(result) {
+  const [output] = result.outputFiles;
+  if (!output || result.outputFiles.length !== 1) {
+    throw new Error(`expected one output file, got ${result.outputFiles.length}`);
+  }
+  const outputs = Object.values(result.metafile.outputs);
+  const inputs = outputs.flatMap((out) => Object.entries(out.inputs));
+  const modules = inputs
+    .map(([path, { bytesInOutput }]) => ({ path, bytes: bytesInOutput }))
+    .sort((a, b) => b.bytes - a.bytes || a.path.localeCompare(b.path));
+  return {
+    minBytes: output.contents.byteLength,
+    gzipBytes: gzipSync(output.contents, { level: 9 }).byteLength,
+    modules,
+  };
+}

@@ -1,0 +1,83 @@
+// Bundle size of each Retryline entry point next to the peer retry libraries: minified and
+// min+gzip bytes of what an app ships after bundling and tree-shaking (see bench/lib/bundle-size.mjs),
+// with Retryline's size budget (bench/size-budget.json, enforced by test/size-budget.test.ts).
+// Also breaks @retryline/fetch down by source module, to show where its bytes come from.
+// Run after `pnpm build`: `node bench/size.mjs`; writes bench/results/size.json.
+import { readFileSync } from 'node:fs';
+import { build } from 'esbuild';
+import { bundleSize, ENTRY_POINTS, measure, REPO_ROOT } from './lib/bundle-size.mjs';
+import { writeResult } from './lib/results.mjs';
+
+const budgets = JSON.parse(readFileSync(new URL('./size-budget.json', import.meta.url), 'utf8'));
+
+const rows = [];
+for (const entry of ENTRY_POINTS) {
+  const { minBytes, gzipBytes } = await bundleSize(entry.contents, {
+    external: entry.external,
+    ...(entry.platform ? { platform: entry.platform } : {}),
+  });
+  const budget = budgets[entry.name];
+  rows.push({
+    name: entry.name,
+    kind: entry.kind,
+    minBytes,
+    gzipBytes,
+    budgetBytes: typeof budget === 'number' ? budget : null,
+    ...(entry.note ? { note: entry.note } : {}),
+  });
+}
+
+// The dist files are flat bundles, so the per-module split of retryFetch comes from bundling the
+// same import from TypeScript source, with @retryline/core pointed at its source too. Same options
+// as bundleSize, so the total matches the dist row to within a few bytes.
+const BREAKDOWN_ENTRY = "export { retryFetch } from './packages/fetch/src/index.ts';";
+const source = measure(
+  await build({
+    stdin: { contents: BREAKDOWN_ENTRY, resolveDir: REPO_ROOT, loader: 'js' },
+    absWorkingDir: REPO_ROOT,
+    alias: { '@retryline/core': './packages/core/src/index.ts' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  }),
+);
+const breakdown = {
+  name: '@retryline/fetch (retryFetch)',
+  from: 'source',
+  contents: BREAKDOWN_ENTRY,
+  minBytes: source.minBytes,
+  gzipBytes: source.gzipBytes,
+  modules: source.modules.filter((module) => module.bytes > 0),
+};
+
+const bytes = (n) => n.toLocaleString('en-US');
+const table = [
+  ['entry point', 'kind', 'min B', 'min+gz B', 'budget B'],
+  ...rows.map((row) => [
+    row.name + (row.note ? ' *' : ''),
+    row.kind,
+    bytes(row.minBytes),
+    bytes(row.gzipBytes),
+    row.budgetBytes === null ? '-' : bytes(row.budgetBytes),
+  ]),
+];
+const widths = table[0].map((_, column) => Math.max(...table.map((cells) => cells[column].length)));
+const line = (cells) =>
+  cells
+    .map((cell, column) => (column < 2 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
+    .join('  ');
+console.log(line(table[0]));
+console.log(widths.map((width) => '-'.repeat(width)).join('  '));
+for (const cells of table.slice(1)) console.log(line(cells));
+for (const row of rows.filter((r) => r.note)) console.log(`* ${row.name}: ${row.note}`);
+
+console.log(`\n${breakdown.name} by source module (${bytes(breakdown.minBytes)} B min):`);
+for (const module of breakdown.modules) console.log(`${bytes(module.bytes).padStart(8)}  ${module.path}`);
+
+const path = writeResult('size', { command: 'node bench/size.mjs', rows, breakdown });
+console.log(`\nwrote ${path}`);
