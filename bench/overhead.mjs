@@ -1,7 +1,8 @@
 // Happy-path overhead of each Retryline adapter against its bare client, and of the peers' own
 // retry (axios-retry, ky's built-in retry), side by side in one process against a loopback server.
-// Variants run interleaved in rounds so drift on a noisy machine hits them all alike; the figure is
-// the median latency per request of each variant, and its ratio to the bare client's.
+// Variants run interleaved in rounds so drift on a noisy machine hits them all alike; the ratio is
+// the median over rounds of (this round's median latency / the bare client's in the same round),
+// with the 25th and 75th percentiles of those ratios to show the spread.
 // Run after `pnpm build`: `node bench/overhead.mjs` (ROUNDS, PER_ROUND to change the sample); writes
 // bench/results/overhead.json.
 import { createServer } from 'node:http';
@@ -14,8 +15,8 @@ import { retryFetch } from '../packages/fetch/dist/index.js';
 import { retryline } from '../packages/ky/dist/index.js';
 import { writeResult } from './lib/results.mjs';
 
-const ROUNDS = Number(process.env.ROUNDS ?? 20);
-const PER_ROUND = Number(process.env.PER_ROUND ?? 200);
+const ROUNDS = Number(process.env.ROUNDS ?? 40);
+const PER_ROUND = Number(process.env.PER_ROUND ?? 100);
 
 const server = createServer((_request, response) => {
   response.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
@@ -54,32 +55,45 @@ const baseline = {
 };
 
 const samples = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
-for (const send of Object.values(variants)) for (let i = 0; i < 50; i++) await send(); // warm up
-for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, send] of Object.entries(variants)) {
-    for (let i = 0; i < PER_ROUND; i++) {
-      const start = process.hrtime.bigint();
-      await send();
-      samples[name].push(Number(process.hrtime.bigint() - start) / 1e6);
-    }
-  }
-}
-server.close();
-
+// Each round's median per variant: a round's ratio compares variants measured within seconds of
+// each other, and the median of those ratios shrugs off a round that a noisy neighbour disturbed.
+const roundMedians = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
 const quantile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 };
+for (const send of Object.values(variants)) for (let i = 0; i < 50; i++) await send(); // warm up
+const names = Object.keys(variants);
+for (let round = 0; round < ROUNDS; round++) {
+  // Every other round runs the variants in reverse, so none always follows the same neighbour.
+  for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+    const send = variants[name];
+    const times = [];
+    for (let i = 0; i < PER_ROUND; i++) {
+      const start = process.hrtime.bigint();
+      await send();
+      times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+    samples[name].push(...times);
+    roundMedians[name].push(quantile(times, 0.5));
+  }
+}
+server.close();
+
 const rows = Object.entries(samples).map(([name, values]) => {
-  const median = quantile(values, 0.5);
-  const base = baseline[name] ? quantile(samples[baseline[name]], 0.5) : median;
+  const base = baseline[name];
+  const ratios = base
+    ? roundMedians[name].map((median, round) => median / roundMedians[base][round])
+    : roundMedians[name].map(() => 1);
   return {
     variant: name,
-    baseline: baseline[name] ?? null,
+    baseline: base ?? null,
     requests: values.length,
-    medianMs: Number(median.toFixed(4)),
+    medianMs: Number(quantile(values, 0.5).toFixed(4)),
     p99Ms: Number(quantile(values, 0.99).toFixed(4)),
-    ratioToBare: Number((median / base).toFixed(3)),
+    ratioToBare: Number(quantile(ratios, 0.5).toFixed(3)),
+    ratioP25: Number(quantile(ratios, 0.25).toFixed(3)),
+    ratioP75: Number(quantile(ratios, 0.75).toFixed(3)),
   };
 });
 const result = { command: 'node bench/overhead.mjs', rounds: ROUNDS, perRound: PER_ROUND, rows };

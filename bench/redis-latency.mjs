@@ -2,7 +2,8 @@
 // no guards, with budget + breaker + limiter on memoryStore(), and with them on redisStore(). Each
 // request succeeds at once, so every request is one attempt. Modes alternate in rounds so drift
 // (JIT, GC, CPU frequency) hits all alike. Starts its own redis-server (127.0.0.1, free port, no
-// persistence) and stops it. Run after `pnpm build`: `node bench/redis-latency.mjs`; prints JSON.
+// persistence) and stops it. Run after `pnpm build`: `node bench/redis-latency.mjs`; prints JSON and
+// writes bench/results/redis-latency.json.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -12,6 +13,7 @@ import { memoryStore, normalizeBreaker } from '@retryline/core';
 import { retryFetch } from '@retryline/fetch';
 import { redisStore } from '@retryline/redis';
 import { Redis } from 'ioredis';
+import { writeResult } from './lib/results.mjs';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 5000);
 const ROUNDS = 10;
@@ -113,19 +115,17 @@ try {
     median: round(results[mode].median - results.none.median),
     p99: round(results[mode].p99 - results.none.p99),
   });
+  const result = {
+    what: 'ms per request (one attempt, 200 on loopback); guards: budget + breaker + limiter (+ pacing read, on by default for HTTP)',
+    node: process.version,
+    requestsPerMode: REQUESTS,
+    perRequest: results,
+    addedPerAttempt: { memoryStore: added('memoryStore'), redisStore: added('redisStore') },
+    redisScriptRoundTrip: summary(ops),
+  };
+  console.log(JSON.stringify(result, null, 2));
   console.log(
-    JSON.stringify(
-      {
-        what: 'ms per request (one attempt, 200 on loopback); guards: budget + breaker + limiter (+ pacing read, on by default for HTTP)',
-        node: process.version,
-        requestsPerMode: REQUESTS,
-        perRequest: results,
-        addedPerAttempt: { memoryStore: added('memoryStore'), redisStore: added('redisStore') },
-        redisScriptRoundTrip: summary(ops),
-      },
-      null,
-      2,
-    ),
+    `written to ${writeResult('redis-latency', { command: 'node bench/redis-latency.mjs', ...result })}`,
   );
 } finally {
   client.disconnect();

@@ -1,10 +1,12 @@
 // Renders 10,000 requests × 3 attempts in the standalone viewer (the devtools panel built as a page)
 // in Debian's Chromium, and reports the time to first render and the latency of each filter
-// keystroke (target: under 100 ms). Run after `pnpm build`: `node bench/viewer-render.mjs`.
+// keystroke (target: under 100 ms). Run after `pnpm build`: `node bench/viewer-render.mjs`; prints JSON
+// and writes bench/results/viewer-render.json.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startViewer } from '../packages/cli/dist/index.js';
+import { writeResult } from './lib/results.mjs';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 10_000);
 const viewerDir = fileURLToPath(new URL('../extension/dist/viewer/', import.meta.url));
@@ -134,6 +136,9 @@ try {
     chromium: browser.version(),
   };
   console.log(JSON.stringify(result, null, 2));
+  console.log(
+    `written to ${writeResult('viewer-render', { command: 'node bench/viewer-render.mjs', ...result })}`,
+  );
 } finally {
   await browser.close();
   await viewer.close();

@@ -1,0 +1,772 @@
+// Turns the raw results in bench/results/*.json into bench/RESULTS.md and the charts in
+// bench/charts/*.svg. Every number, fact and ✓/✗ verdict in RESULTS.md is computed here from those
+// files; a bench whose file is missing gets a "not measured yet" line instead of its section.
+// Run: `node bench/report.mjs` (no build needed; `pnpm bench` runs every bench first, then this).
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { RESULTS_DIR } from './lib/results.mjs';
+import { lineChart } from './lib/svg.mjs';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const CHARTS_DIR = fileURLToPath(new URL('./charts/', import.meta.url));
+const REPORT_PATH = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+
+/** Every bench, in the order `pnpm bench` runs them: its result file's name and how to run it alone. */
+export const BENCHES = [
+  { name: 'size', title: 'Bundle size', script: 'bench/size.mjs' },
+  { name: 'decision', title: 'Decision cost', script: 'bench/decision.mjs' },
+  { name: 'overhead', title: 'Happy-path overhead', script: 'bench/overhead.mjs' },
+  { name: 'soak', title: 'Soak', script: 'bench/soak.mjs', nodeFlags: ['--expose-gc'] },
+  { name: 'herd', title: 'Thundering herd', script: 'bench/herd.mjs' },
+  { name: 'storm', title: 'Retry storm', script: 'bench/storm.mjs' },
+  { name: 'redis-latency', title: 'Redis store latency', script: 'bench/redis-latency.mjs' },
+  { name: 'viewer-render', title: 'Viewer render', script: 'bench/viewer-render.mjs' },
+];
+
+/** The targets of the performance contract that the report checks measured values against. */
+const TARGETS = {
+  overheadRatio: 1.03,
+  fetchMinGzipBytes: 4096,
+  decisionNs: 1000,
+  stormIncidentAmplification: 1.2,
+  stormRecoveryMs: 2000,
+  viewerKeystrokeMs: 100,
+};
+
+/** Peer and tool versions worth pinning next to the numbers. */
+const PEERS = ['axios', 'axios-retry', 'ky', 'cockatiel', 'p-retry', 'fetch-retry', 'esbuild'];
+
+// --- Formatting --------------------------------------------------------------------------------
+
+const number = (value, decimals = 0) =>
+  value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+const bytes = (value) => `${number(value)} B`;
+const ms = (value, decimals = 2) => `${number(value, decimals)} ms`;
+const ns = (value) => `${number(value, 1)} ns`;
+const nsTarget = `${number(TARGETS.decisionNs)} ns`;
+const percent = (value) => `${number(value * 100, 1)} %`;
+const verdict = (ok) => (ok ? '✓' : '✗');
+const code = (text) => `\`${text}\``;
+const date = (iso) => iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+
+/**
+ * A ratio with two decimals — or three when two would print the very threshold it is compared with
+ * (1.032 next to "≤ 1.03" must not read as 1.03 and fail).
+ */
+function ratio(value, threshold) {
+  const two = value.toFixed(2);
+  if (threshold !== undefined && two === threshold.toFixed(2) && value !== threshold) {
+    return `${value.toFixed(3)}×`;
+  }
+  return `${two}×`;
+}
+
+/**
+ * A Markdown table, laid out as the repository's formatter (Biome) lays tables out: every column
+ * padded to its widest cell (at least 3), right-aligned columns padded on the left.
+ */
+function table(header, rows, align = header.map(() => 'left')) {
+  const cells = [header, ...rows].map((row) =>
+    row.map((value) => String(value ?? '').replaceAll('|', '\\|')),
+  );
+  const width = (text) => [...text].length;
+  const widths = header.map((_, i) => Math.max(3, ...cells.map((row) => width(row[i]))));
+  const pad = (text, i) => {
+    const fill = ' '.repeat(widths[i] - width(text));
+    return align[i] === 'right' ? fill + text : text + fill;
+  };
+  const rule = widths.map((w, i) => (align[i] === 'right' ? `${'-'.repeat(w - 1)}:` : '-'.repeat(w)));
+  const line = (row) => `| ${row.join(' | ')} |`;
+  const [head, ...body] = cells;
+  return [line(head.map(pad)), line(rule), ...body.map((row) => line(row.map(pad)))].join('\n');
+}
+
+/** A soak (or any unknown) value as a table cell: numbers with separators, objects as compact JSON. */
+function anyCell(value) {
+  if (typeof value === 'number') {
+    return Number.isInteger(value) ? number(value) : number(value, 2);
+  }
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'object') return code(JSON.stringify(value));
+  return String(value);
+}
+
+// --- Inputs ------------------------------------------------------------------------------------
+
+function readResults() {
+  const results = {};
+  if (!existsSync(RESULTS_DIR)) return results;
+  for (const file of readdirSync(RESULTS_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
+    results[file.slice(0, -'.json'.length)] = JSON.parse(readFileSync(`${RESULTS_DIR}${file}`, 'utf8'));
+  }
+  return results;
+}
+
+function readVersion(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')).version;
+  } catch {
+    return undefined;
+  }
+}
+
+function retrylineVersions() {
+  const dir = `${ROOT}packages/`;
+  return readdirSync(dir)
+    .filter((name) => existsSync(`${dir}${name}/package.json`))
+    .map((name) => JSON.parse(readFileSync(`${dir}${name}/package.json`, 'utf8')))
+    .filter((pkg) => pkg.name?.startsWith('@retryline/'))
+    .map((pkg) => [pkg.name, pkg.version])
+    .sort(([a], [b]) => a.localeCompare(b));
+}
+
+// --- Charts ------------------------------------------------------------------------------------
+
+function herdCharts(herd) {
+  const strategies = [...new Set(herd.rows.map((row) => row.strategy))];
+  const series = (field) =>
+    strategies.map((strategy) => ({
+      name: strategy,
+      points: herd.rows.filter((row) => row.strategy === strategy).map((row) => [row.clients, row[field]]),
+    }));
+  return {
+    'herd-calls.svg': lineChart({
+      title: 'Thundering herd: total calls by number of clients',
+      description: 'One versioned row, optimistic concurrency, seed 1; one line per backoff jitter strategy.',
+      xLabel: 'clients',
+      yLabel: 'total calls (read + write tries)',
+      series: series('calls'),
+    }),
+    'herd-time.svg': lineChart({
+      title: 'Thundering herd: time until the last client has written',
+      description: 'Virtual time, seed 1; one line per backoff jitter strategy.',
+      xLabel: 'clients',
+      yLabel: 'completion time (ms)',
+      series: series('completionMs'),
+      logY: true,
+    }),
+  };
+}
+
+function stormChart(scenario) {
+  const { stallAt, stallMs } = scenario.server;
+  // Before the stall every policy sends each request once, so their lines lie on top of each other.
+  const before = scenario.policies.map((p) =>
+    JSON.stringify(p.timeline.filter((b) => b.t < stallAt).map((b) => b.sent)),
+  );
+  const overlap = before.every((line) => line === before[0])
+    ? ' Before it, every policy sends the same and the lines coincide.'
+    : '';
+  return lineChart({
+    title: `Retry storm, ${scenario.title}: attempts reaching the server`,
+    description: `Attempts per 100 ms, seed 1; the stall shaded.${overlap}`,
+    rules: [{ y: capacityPer100ms(scenario.server), label: 'what the server can serve' }],
+    xLabel: 'time (s)',
+    yLabel: 'attempts per 100 ms',
+    series: scenario.policies.map((policy) => ({
+      name: policy.policy,
+      points: policy.timeline.map((bucket) => [bucket.t / 1000, bucket.sent]),
+    })),
+    ranges: [
+      { from: stallAt / 1000, to: (stallAt + stallMs) / 1000, label: `${number(stallMs / 1000)} s stall` },
+    ],
+  });
+}
+
+const capacityPer100ms = ({ workers, serviceMs }) => (workers / serviceMs) * 100;
+
+/** Scenario (a)'s chart keeps the plain name; any other scenario's is named after it. */
+const stormChartFile = (scenario) =>
+  scenario.id === 'timeouts-only' ? 'storm-load.svg' : `storm-${scenario.id}.svg`;
+
+// --- Sections ----------------------------------------------------------------------------------
+
+function overheadSection(result) {
+  const rows = result.rows;
+  const checked = rows.filter((row) => row.variant.startsWith('@retryline/'));
+  const lines = [
+    `Median and 99th-percentile latency of one GET on loopback (${number(result.rounds)} interleaved rounds × ${number(result.perRound)} requests per variant), and the median's ratio to the same client without retries. Target: each Retryline adapter ≤ ${ratio(TARGETS.overheadRatio)} its bare client.`,
+    '',
+    table(
+      ['variant', 'compared with', 'median', 'p99', 'ratio to bare', `≤ ${ratio(TARGETS.overheadRatio)}`],
+      rows.map((row) => [
+        row.variant,
+        row.baseline ?? '—',
+        ms(row.medianMs, 3),
+        ms(row.p99Ms, 2),
+        row.baseline ? ratio(row.ratioToBare, TARGETS.overheadRatio) : '—',
+        checked.includes(row) ? verdict(row.ratioToBare <= TARGETS.overheadRatio) : '',
+      ]),
+      ['left', 'left', 'right', 'right', 'right', 'left'],
+    ),
+    '',
+  ];
+  for (const row of checked) {
+    const base = rows.find((r) => r.variant === row.baseline);
+    if (!base) continue;
+    lines.push(
+      `- ${row.variant}'s median is ${ratio(row.ratioToBare, TARGETS.overheadRatio)} ${base.variant}'s (${ms(row.medianMs, 3)} against ${ms(base.medianMs, 3)}, ${number((row.medianMs - base.medianMs) * 1000)} µs more per request).`,
+    );
+  }
+  return lines;
+}
+
+function sizeSection(result) {
+  const rows = result.rows;
+  const fetchRow = rows.find((row) => row.name.startsWith('@retryline/fetch'));
+  const lines = [
+    `Minified and min+gzip bytes of what an application ships after bundling and tree-shaking, next to the peer libraries. Target: @retryline/fetch ≤ ${bytes(TARGETS.fetchMinGzipBytes)} min+gzip; the budget column is the repository's own size budget.`,
+    '',
+    table(
+      ['entry point', 'kind', 'minified', 'min+gzip', 'budget', 'within budget', 'note'],
+      rows.map((row) => [
+        row.name,
+        row.kind,
+        bytes(row.minBytes),
+        bytes(row.gzipBytes),
+        row.budgetBytes == null ? '—' : bytes(row.budgetBytes),
+        row.budgetBytes == null ? '' : verdict(row.gzipBytes <= row.budgetBytes),
+        row.note ?? '',
+      ]),
+      ['left', 'left', 'right', 'right', 'right', 'left', 'left'],
+    ),
+    '',
+  ];
+  if (fetchRow) {
+    lines.push(
+      `- ${fetchRow.name} is ${bytes(fetchRow.gzipBytes)} min+gzip, ${ratio(fetchRow.gzipBytes / TARGETS.fetchMinGzipBytes)} the ${bytes(TARGETS.fetchMinGzipBytes)} target: ${verdict(fetchRow.gzipBytes <= TARGETS.fetchMinGzipBytes)}.`,
+    );
+  }
+  const peers = rows.filter((row) => row.kind === 'peer');
+  if (peers.length > 0) {
+    const smallest = peers.reduce((a, b) => (b.gzipBytes < a.gzipBytes ? b : a));
+    const largest = peers.reduce((a, b) => (b.gzipBytes > a.gzipBytes ? b : a));
+    lines.push(
+      `- The peers range from ${bytes(smallest.gzipBytes)} (${smallest.name}) to ${bytes(largest.gzipBytes)} (${largest.name}) min+gzip.`,
+    );
+  }
+  // The breakdown is a list of modules, or an object holding one; either way, the largest first.
+  const breakdown = result.breakdown;
+  const modules = Array.isArray(breakdown) ? breakdown : breakdown?.modules;
+  if (Array.isArray(modules) && modules.length > 0) {
+    const top = [...modules].sort((a, b) => b.bytes - a.bytes).slice(0, 12);
+    const total = modules.reduce((sum, m) => sum + m.bytes, 0);
+    lines.push(
+      '',
+      `Where ${breakdown?.name ?? '@retryline/fetch'}'s minified bytes come from (the ${top.length} largest of ${modules.length} modules, ${bytes(total)} in all):`,
+      '',
+      table(
+        ['module', 'minified', 'share'],
+        top.map((m) => [code(m.path), bytes(m.bytes), percent(m.bytes / total)]),
+        ['left', 'right', 'right'],
+      ),
+    );
+  }
+  return lines;
+}
+
+// Rows that measure the harness or per-request (not per-attempt) work are shown for context only.
+const isContextRow = (operation) => /^empty loop|^per request/i.test(operation);
+
+function decisionSection(result) {
+  const rows = result.rows;
+  const hasRange = rows.some((row) => row.minNs !== undefined && row.maxNs !== undefined);
+  const header = [
+    'operation',
+    'ns per call',
+    ...(hasRange ? ['fastest run', 'slowest run'] : []),
+    `< ${nsTarget}`,
+  ];
+  const lines = [
+    `Nanoseconds per call of Retryline's per-attempt decision on the built core (median over ${number(result.runs ?? 0)} runs${result.iterationsPerRun ? ` of ${number(result.iterationsPerRun)} calls` : ''}). Target: < ${nsTarget} per decision; rows for the harness itself and for per-request work are context, not checked.`,
+    '',
+    table(
+      header,
+      rows.map((row) => [
+        row.operation,
+        ns(row.nsPerCall),
+        ...(hasRange
+          ? [row.minNs === undefined ? '—' : ns(row.minNs), row.maxNs === undefined ? '—' : ns(row.maxNs)]
+          : []),
+        isContextRow(row.operation) ? 'context' : verdict(row.nsPerCall < TARGETS.decisionNs),
+      ]),
+      header.map((_, i) => (i === 0 || i === header.length - 1 ? 'left' : 'right')),
+    ),
+    '',
+  ];
+  const checked = rows.filter((row) => !isContextRow(row.operation));
+  const under = checked.filter((row) => row.nsPerCall < TARGETS.decisionNs);
+  if (checked.length > 0) {
+    const slowest = checked.reduce((a, b) => (b.nsPerCall > a.nsPerCall ? b : a));
+    lines.push(
+      `- ${under.length} of ${checked.length} per-attempt operations take under ${nsTarget}; the slowest is “${slowest.operation}” at ${ns(slowest.nsPerCall)}.`,
+    );
+  }
+  if (result.note) lines.push(`- Method: ${result.note}`);
+  return lines;
+}
+
+const RESERVED = new Set(['name', 'measuredAt', 'machine', 'command', 'rows']);
+
+function soakSection(result) {
+  const rows = Array.isArray(result.rows) ? result.rows : [];
+  const keys = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  const lines = [];
+  const settings = Object.entries(result).filter(
+    ([key, value]) => !RESERVED.has(key) && (typeof value !== 'object' || value === null),
+  );
+  if (settings.length > 0) {
+    lines.push(settings.map(([key, value]) => `${code(key)}: ${anyCell(value)}`).join(' · '), '');
+  }
+  if (rows.length > 0) {
+    // One column per row (its first field names it, e.g. the adapter) and one line per other field:
+    // soak rows carry many fields and few rows, so this reads better than one wide line per row.
+    const [label, ...fields] = keys;
+    lines.push(
+      table(
+        [label, ...rows.map((row) => anyCell(row[label]))],
+        fields.map((field) => [code(field), ...rows.map((row) => anyCell(row[field]))]),
+        ['left', ...rows.map(() => 'right')],
+      ),
+    );
+  } else {
+    lines.push('_The soak result has no rows._');
+  }
+  for (const [key, value] of Object.entries(result)) {
+    if (RESERVED.has(key) || typeof value !== 'object' || value === null) continue;
+    lines.push('', `${code(key)}: ${code(JSON.stringify(value))}`);
+  }
+  return lines;
+}
+
+function herdSection(herd) {
+  const strategies = [...new Set(herd.rows.map((row) => row.strategy))];
+  const counts = [...new Set(herd.rows.map((row) => row.clients))];
+  const at = (clients, strategy) => herd.rows.find((r) => r.clients === clients && r.strategy === strategy);
+  const focus = counts.includes(100) ? 100 : counts.at(-1);
+  const full = at(focus, 'full');
+  const { seed1, min, max, bySeed } = herd.ratioAt100;
+  const seeds = bySeed?.map((s) => s.seed) ?? [];
+  const lines = [
+    "Marc Brooker's thundering herd in virtual time: N clients start together and contend for one versioned row with optimistic concurrency (read, then a conditional write; a conflict backs off with Retryline's `computeDelay` and tries again). Seed 1 unless stated.",
+    '',
+    `At ${focus} clients:`,
+    '',
+    table(
+      ['strategy', 'total calls', 'calls vs full jitter', 'completion time'],
+      strategies.map((strategy) => {
+        const row = at(focus, strategy);
+        return [
+          strategy,
+          number(row.calls),
+          full ? ratio(row.calls / full.calls) : '—',
+          ms(row.completionMs, 0),
+        ];
+      }),
+      ['left', 'right', 'right', 'right'],
+    ),
+    '',
+  ];
+  const none = at(focus, 'none');
+  if (none && full) {
+    lines.push(
+      `- No jitter uses ${ratio(seed1)} the calls of full jitter at 100 clients (seed 1; ${ratio(min)}–${ratio(max)} over seeds ${seeds[0]}–${seeds.at(-1)}).`,
+    );
+  }
+  const rowsAtFocus = strategies.map((strategy) => at(focus, strategy));
+  const fewest = rowsAtFocus.reduce((a, b) => (b.calls < a.calls ? b : a));
+  const fastest = rowsAtFocus.reduce((a, b) => (b.completionMs < a.completionMs ? b : a));
+  lines.push(`- Fewest calls at ${focus} clients: ${fewest.strategy} (${number(fewest.calls)}).`);
+  lines.push(
+    `- First to finish at ${focus} clients: ${fastest.strategy} (${ms(fastest.completionMs, 0)}), with ${full ? ratio(fastest.calls / full.calls) : number(fastest.calls)}${full ? ' the calls of full jitter' : ' calls'}.`,
+  );
+  lines.push(
+    '',
+    'Total calls by number of clients:',
+    '',
+    table(
+      ['clients', ...strategies],
+      counts.map((clients) => [number(clients), ...strategies.map((s) => number(at(clients, s).calls))]),
+      ['right', ...strategies.map(() => 'right')],
+    ),
+    '',
+    '![Total calls by number of clients, one line per strategy](charts/herd-calls.svg)',
+    '',
+    '![Completion time by number of clients, one line per strategy, log scale](charts/herd-time.svg)',
+  );
+  return lines;
+}
+
+/** "seed 1 (min–max)" for one storm metric; `null` (no recovery within the run) reads "not within the run". */
+function stormCell(metric, format) {
+  const show = (value) => (value === null ? 'not within the run' : format(value));
+  if (metric.min === metric.seed1 && metric.max === metric.seed1) return show(metric.seed1);
+  return `${show(metric.seed1)} (${show(metric.min)}–${show(metric.max)})`;
+}
+
+/** Retryline defaults against the storm targets, worst case over the seeds. */
+function stormVerdicts(policy) {
+  const amplification = policy.incidentAmplification.max;
+  const recovery = policy.recoveredAfterMs.max;
+  return {
+    amplification: amplification < TARGETS.stormIncidentAmplification,
+    recovery: recovery !== null && recovery <= TARGETS.stormRecoveryMs,
+  };
+}
+
+function stormSection(storm) {
+  const tail =
+    storm.incidentTailMs === undefined ? 'some seconds' : `${number(storm.incidentTailMs / 1000)} s`;
+  const lines = [
+    `${describeServer(storm.scenarios[0].server)} Each policy sees the same arrivals. Incident amplification is attempts per first attempt of the requests that arrived during the stall and the ${tail} after it; recovery is how long after the stall's end the backlog cleared (every request a worker starts had waited under a quarter of the timeout). Each cell: seed 1, then (min–max) over the seeds when they differ. Targets for Retryline defaults (worst seed): incident amplification < ${ratio(TARGETS.stormIncidentAmplification)}, recovery ≤ ${ms(TARGETS.stormRecoveryMs, 0)}.`,
+  ];
+  storm.scenarios.forEach((scenario, index) => {
+    const letter = String.fromCharCode(97 + index);
+    const chart = stormChartFile(scenario);
+    const seeds = scenario.seeds;
+    lines.push(
+      '',
+      `### (${letter}) ${scenario.title}`,
+      '',
+      `${scenario.server.queueLimit == null ? 'Unbounded queue.' : `The server answers 503 at once while ${number(scenario.server.queueLimit)} requests are queued (${ms((scenario.server.queueLimit / scenario.server.workers) * scenario.server.serviceMs, 0)} of work).`} Seeds ${seeds.from}–${seeds.to}.`,
+      '',
+      table(
+        [
+          'policy',
+          'incident amplification',
+          'recovery after stall',
+          'success rate',
+          'wasted work',
+          'peak queue',
+          'seed 1 failures',
+        ],
+        scenario.policies.map((policy) => {
+          const isDefault = policy.policy === 'Retryline defaults';
+          const checks = isDefault ? stormVerdicts(policy) : undefined;
+          return [
+            policy.policy,
+            `${stormCell(policy.incidentAmplification, (v) => ratio(v, checks && TARGETS.stormIncidentAmplification))}${checks ? ` ${verdict(checks.amplification)}` : ''}`,
+            `${stormCell(policy.recoveredAfterMs, (v) => ms(v, 0))}${checks ? ` ${verdict(checks.recovery)}` : ''}`,
+            stormCell(policy.successRate, percent),
+            stormCell(policy.wasted, number),
+            stormCell(policy.peakQueue, number),
+            Object.entries(policy.failuresSeed1 ?? {})
+              .map(([kind, count]) => `${kind} ${number(count)}`)
+              .join(', ') || '—',
+          ];
+        }),
+        ['left', 'right', 'right', 'right', 'right', 'right', 'left'],
+      ),
+      '',
+      ...stormFacts(scenario),
+      '',
+      `![Attempts reaching the server per 100 ms, one line per policy, ${scenario.title}](charts/${chart})`,
+    );
+  });
+  return lines;
+}
+
+function describeServer({ workers, serviceMs, ratePerSecond, timeoutMs, stallAt, stallMs, durationMs }) {
+  const capacity = (workers / serviceMs) * 1000;
+  return `The server: ${number(workers)} workers at ${ms(serviceMs, 0)} a request serve ${number(capacity)} req/s, and ${number(ratePerSecond)} req/s arrive for ${number(durationMs / 1000)} s whatever happens (${percent(ratePerSecond / capacity)} utilisation). The database behind it stalls for ${number(stallMs / 1000)} s at t = ${number(stallAt / 1000)} s; every attempt times out after ${ms(timeoutMs, 0)}, and the server still serves abandoned requests (wasted work).`;
+}
+
+function stormFacts(scenario) {
+  const facts = [];
+  const byName = (name) => scenario.policies.find((p) => p.policy === name);
+  const defaults = byName('Retryline defaults');
+  if (defaults) {
+    const { amplification, recovery } = stormVerdicts(defaults);
+    const worstRecovery = defaults.recoveredAfterMs.max;
+    facts.push(
+      `- Retryline defaults: incident amplification at most ${ratio(defaults.incidentAmplification.max, TARGETS.stormIncidentAmplification)} over the seeds (target < ${ratio(TARGETS.stormIncidentAmplification)}: ${verdict(amplification)}); the backlog cleared ${worstRecovery === null ? 'not within the run for at least one seed' : `at most ${ms(worstRecovery, 0)} after the stall`} (target ≤ ${ms(TARGETS.stormRecoveryMs, 0)}: ${verdict(recovery)}).`,
+    );
+  }
+  for (const policy of scenario.policies) {
+    if (policy.recoveredAfterMs.seed1 === null) {
+      facts.push(
+        `- ${policy.policy}: the backlog never cleared before arrivals stopped (seed 1); ${ratio(policy.incidentAmplification.seed1)} attempts per request during the incident, ${percent(policy.successRate.seed1)} of requests succeeded.`,
+      );
+    }
+  }
+  for (const policy of scenario.policies) {
+    const failures = Object.entries(policy.failuresSeed1 ?? {});
+    const [kind, count] = failures.reduce((a, b) => (b[1] > a[1] ? b : a), ['', 0]);
+    const total = policy.timeline.reduce((sum, b) => sum + b.sent, 0);
+    const stallEnd = scenario.server.stallAt + scenario.server.stallMs;
+    const sentAfter = policy.timeline.filter((b) => b.t >= stallEnd).reduce((sum, b) => sum + b.sent, 0);
+    if (kind === 'CircuitOpenError' && sentAfter === 0 && total > 0) {
+      facts.push(
+        `- ${policy.policy}: the breaker opened during the stall and let no attempt through from the stall's end until arrivals stopped (seed 1: ${number(count)} requests failed fast with ${kind}).`,
+      );
+    }
+  }
+  return facts;
+}
+
+function redisSection(result) {
+  const modes = Object.entries(result.perRequest ?? {});
+  const lines = [
+    `What redisStore() adds to each guarded attempt, on loopback against a local redis-server (${result.what ?? 'ms per request'}); ${number(result.requestsPerMode ?? 0)} requests per mode, interleaved in rounds.`,
+    '',
+    table(
+      ['store', 'median per request', 'p99 per request', 'added median', 'added p99'],
+      modes.map(([mode, summary]) => {
+        const added = result.addedPerAttempt?.[mode];
+        return [
+          mode === 'none' ? 'no guards' : mode,
+          ms(summary.median, 3),
+          ms(summary.p99, 3),
+          added ? ms(added.median, 3) : '—',
+          added ? ms(added.p99, 3) : '—',
+        ];
+      }),
+      ['left', 'right', 'right', 'right', 'right'],
+    ),
+  ];
+  const trip = result.redisScriptRoundTrip;
+  const added = result.addedPerAttempt?.redisStore;
+  if (trip) {
+    lines.push(
+      '',
+      `- One breaker-admission script round trip to Redis: median ${ms(trip.median, 3)}, p99 ${ms(trip.p99, 3)} (${number(trip.n)} calls).`,
+    );
+  }
+  if (added) {
+    lines.push(`- redisStore() adds ${ms(added.median, 3)} to the median guarded attempt over no guards.`);
+  }
+  return lines;
+}
+
+function viewerSection(result) {
+  const keystroke = result.filterKeystrokeMs ?? {};
+  const ok = keystroke.max < TARGETS.viewerKeystrokeMs;
+  return [
+    `The standalone viewer (the devtools panel as a page) in headless Chromium ${result.chromium ?? ''}, loaded with ${number(result.requests)} requests × ${number(result.attemptsPerRequest)} attempts. Target (bench/viewer-render.mjs): each filter keystroke under ${ms(TARGETS.viewerKeystrokeMs, 0)}.`,
+    '',
+    table(
+      ['measure', 'value', ''],
+      [
+        ['time to first render', ms(result.firstRenderMs, 0), ''],
+        ['row elements in the DOM (virtualised list)', number(result.rowElementsInDom), ''],
+        [
+          'filter keystroke, median',
+          ms(keystroke.median, 1),
+          verdict(keystroke.median < TARGETS.viewerKeystrokeMs),
+        ],
+        ['filter keystroke, slowest', ms(keystroke.max, 1), verdict(ok)],
+        ['rows matching the filter', number(result.rowsAfterFilter), ''],
+      ],
+      ['left', 'right', 'left'],
+    ),
+    '',
+    `- The slowest keystroke took ${ms(keystroke.max, 1)}: ${ok ? 'under' : 'not under'} the ${ms(TARGETS.viewerKeystrokeMs, 0)} target.`,
+  ];
+}
+
+const SECTIONS = {
+  overhead: overheadSection,
+  size: sizeSection,
+  decision: decisionSection,
+  soak: soakSection,
+  herd: herdSection,
+  storm: stormSection,
+  'redis-latency': redisSection,
+  'viewer-render': viewerSection,
+};
+/** The report's order: the contract's figures first, then the simulations, then the integrations. */
+const ORDER = ['overhead', 'size', 'decision', 'soak', 'herd', 'storm', 'redis-latency', 'viewer-render'];
+
+// --- Summary -----------------------------------------------------------------------------------
+
+function summaryRows(results) {
+  const rows = [];
+  const missing = (name) => ['—', `not measured yet (${runCommand(name)})`, ''];
+  const overhead = results.overhead;
+  if (overhead) {
+    for (const row of overhead.rows.filter((r) => r.variant.startsWith('@retryline/'))) {
+      rows.push([
+        `${row.variant} overhead ≤ ${ratio(TARGETS.overheadRatio)} its bare client (median)`,
+        ratio(row.ratioToBare, TARGETS.overheadRatio),
+        verdict(row.ratioToBare <= TARGETS.overheadRatio),
+      ]);
+    }
+  } else rows.push([`adapter overhead ≤ ${ratio(TARGETS.overheadRatio)}`, ...missing('overhead').slice(1)]);
+  const fetchRow = results.size?.rows.find((row) => row.name.startsWith('@retryline/fetch'));
+  rows.push(
+    fetchRow
+      ? [
+          `@retryline/fetch ≤ ${bytes(TARGETS.fetchMinGzipBytes)} min+gzip`,
+          bytes(fetchRow.gzipBytes),
+          verdict(fetchRow.gzipBytes <= TARGETS.fetchMinGzipBytes),
+        ]
+      : [`@retryline/fetch ≤ ${bytes(TARGETS.fetchMinGzipBytes)} min+gzip`, ...missing('size').slice(1)],
+  );
+  const decisions = results.decision?.rows.filter((row) => !isContextRow(row.operation));
+  if (decisions && decisions.length > 0) {
+    const slowest = decisions.reduce((a, b) => (b.nsPerCall > a.nsPerCall ? b : a));
+    rows.push([
+      `per-attempt decision < ${nsTarget} (slowest operation)`,
+      `${ns(slowest.nsPerCall)} (“${slowest.operation}”)`,
+      verdict(slowest.nsPerCall < TARGETS.decisionNs),
+    ]);
+  } else rows.push([`per-attempt decision < ${nsTarget}`, ...missing('decision').slice(1)]);
+  if (results.storm) {
+    for (const scenario of results.storm.scenarios) {
+      const defaults = scenario.policies.find((p) => p.policy === 'Retryline defaults');
+      if (!defaults) continue;
+      const checks = stormVerdicts(defaults);
+      const recovery = defaults.recoveredAfterMs.max;
+      rows.push(
+        [
+          `storm (${scenario.title}): Retryline defaults' incident amplification < ${ratio(TARGETS.stormIncidentAmplification)} (worst seed)`,
+          ratio(defaults.incidentAmplification.max, TARGETS.stormIncidentAmplification),
+          verdict(checks.amplification),
+        ],
+        [
+          `storm (${scenario.title}): Retryline defaults recover ≤ ${ms(TARGETS.stormRecoveryMs, 0)} after the stall (worst seed)`,
+          recovery === null ? 'not within the run' : ms(recovery, 0),
+          verdict(checks.recovery),
+        ],
+      );
+      // The issue's comparison: better than every peer's defaults on both counts (seed 1), or not.
+      const peers = scenario.policies.filter((p) => /axios-retry|ky|immediate/.test(p.policy));
+      const recoveredBy = (p) => p.recoveredAfterMs.seed1 ?? Number.POSITIVE_INFINITY;
+      const behind = peers.filter(
+        (p) =>
+          p.incidentAmplification.seed1 <= defaults.incidentAmplification.seed1 ||
+          recoveredBy(p) <= recoveredBy(defaults),
+      );
+      rows.push([
+        `storm (${scenario.title}): Retryline defaults beat every peer's defaults on both amplification and recovery (seed 1)`,
+        behind.length === 0
+          ? 'ahead of every peer on both'
+          : `not ahead of ${behind.map((p) => `${p.policy} (${ratio(p.incidentAmplification.seed1)}, ${p.recoveredAfterMs.seed1 === null ? 'never' : ms(p.recoveredAfterMs.seed1, 0)})`).join('; ')}`,
+        verdict(behind.length === 0),
+      ]);
+    }
+  } else rows.push(['storm: incident amplification and recovery', ...missing('storm').slice(1)]);
+  return rows;
+}
+
+const runCommand = (name) => {
+  const bench = BENCHES.find((b) => b.name === name);
+  return `run ${code(`node ${[...(bench.nodeFlags ?? []), bench.script].join(' ')}`)} or ${code(`node bench/run.mjs ${name}`)}`;
+};
+
+// --- The report --------------------------------------------------------------------------------
+
+export function writeReport() {
+  const results = readResults();
+  const problems = [];
+  const out = [
+    '<!-- generated by `pnpm bench` (bench/report.mjs) from bench/results/*.json — do not edit by hand -->',
+    '',
+    '# Retryline benchmark results',
+    '',
+    '> Generated by `pnpm bench` — do not edit by hand. Every number below is read from `bench/results/*.json`; every ✓/✗ is computed from it.',
+    '',
+  ];
+
+  // Machine(s): one table when every result comes from the same machine, else one row per machine.
+  const measured = ORDER.filter((name) => results[name]);
+  const machines = new Map();
+  for (const name of measured) {
+    const key = JSON.stringify(results[name].machine ?? {});
+    machines.set(key, [...(machines.get(key) ?? []), name]);
+  }
+  out.push('## Machine and versions', '');
+  if (machines.size > 0) {
+    out.push(
+      table(
+        ['OS', 'CPU', 'cores', 'memory', 'Node', 'benches'],
+        [...machines].map(([key, names]) => {
+          const m = JSON.parse(key);
+          return [
+            m.os,
+            m.cpu,
+            m.cores,
+            m.memoryGiB === undefined ? '' : `${m.memoryGiB} GiB`,
+            m.node,
+            names.join(', '),
+          ];
+        }),
+      ),
+      '',
+    );
+  }
+  const versions = [
+    ...retrylineVersions(),
+    ...PEERS.map((name) => [name, readVersion(`${ROOT}node_modules/${name}/package.json`)]).filter(
+      ([, v]) => v,
+    ),
+  ];
+  out.push(
+    `Packages: ${versions.map(([name, version]) => `${name} ${version}`).join(', ')}.`,
+    '',
+    '## How to regenerate',
+    '',
+    'One command builds the packages, runs every bench and rewrites this file and the charts:',
+    '',
+    '```sh',
+    'pnpm bench',
+    '```',
+    '',
+    '`node bench/run.mjs <name…>` runs some of the benches (then this report); `node bench/run.mjs --report-only` only rewrites the report from the existing results. Each bench also runs alone:',
+    '',
+    table(
+      ['bench', 'command', 'result', 'measured'],
+      BENCHES.map((bench) => [
+        bench.title,
+        code(results[bench.name]?.command ?? `node ${[...(bench.nodeFlags ?? []), bench.script].join(' ')}`),
+        code(`bench/results/${bench.name}.json`),
+        results[bench.name]?.measuredAt ? date(results[bench.name].measuredAt) : 'not yet',
+      ]),
+    ),
+    '',
+    '## Against the performance contract',
+    '',
+    table(['target', 'measured', ''], summaryRows(results)),
+  );
+
+  for (const name of ORDER) {
+    const bench = BENCHES.find((b) => b.name === name);
+    out.push('', `## ${bench.title}`, '');
+    const result = results[name];
+    if (!result) {
+      out.push(`_Not measured yet — ${runCommand(name)}._`);
+      continue;
+    }
+    try {
+      out.push(...SECTIONS[name](result));
+    } catch (error) {
+      problems.push(`${name}: ${error.message}`);
+      out.push(`_Could not render bench/results/${name}.json: ${error.message}._`);
+    }
+    out.push('', `<sub>${code(result.command ?? bench.script)} · measured ${date(result.measuredAt)}</sub>`);
+  }
+
+  // Charts: only for results that exist, so a missing bench leaves its last charts as they were.
+  mkdirSync(CHARTS_DIR, { recursive: true });
+  const charts = {};
+  try {
+    if (results.herd) Object.assign(charts, herdCharts(results.herd));
+    for (const scenario of results.storm?.scenarios ?? [])
+      charts[stormChartFile(scenario)] = stormChart(scenario);
+  } catch (error) {
+    problems.push(`charts: ${error.message}`);
+  }
+  for (const [file, svg] of Object.entries(charts)) writeFileSync(`${CHARTS_DIR}${file}`, svg);
+
+  writeFileSync(REPORT_PATH, `${out.join('\n')}\n`);
+  return { path: REPORT_PATH, charts: Object.keys(charts), problems };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { path, charts, problems } = writeReport();
+  console.log(`written ${path}${charts.length > 0 ? ` and bench/charts/{${charts.join(',')}}` : ''}`);
+  for (const problem of problems) console.error(`report: ${problem}`);
+  if (problems.length > 0) process.exitCode = 1;
+}
