@@ -97,6 +97,11 @@ export {
   type TokenBucketOptions,
 } from './guard/token-bucket';
 export {
+  type AttemptHeadersContext,
+  type AttemptHeadersHook,
+  addAttemptHeaders,
+} from './http/attempt-headers';
+export {
   classifyTransportError,
   type HttpOutcome,
   IDEMPOTENT_METHODS,

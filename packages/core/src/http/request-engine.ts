@@ -13,6 +13,7 @@ import { anyGuard, type GuardOptions, guardHooks, resolveGuards } from '../guard
 import type { DelayReason } from '../policy/decide';
 import { expectObject, invalid, mergeOptions, normalizePolicy, own } from '../policy/normalize';
 import type { PolicyOptions } from '../policy/options';
+import { hookHeaders } from './attempt-headers';
 import {
   classifyTransportError,
   type HttpOutcome,
@@ -395,8 +396,15 @@ export async function runHttpRequest<R>(
   const headersFor = (context: LoopAttempt): Record<string, string> => {
     if (headersOfAttempt === context.attempt) return attemptHeaders;
     headersOfAttempt = context.attempt;
-    if (!attemptHeader && !deadlineHeader) return attemptHeaders;
+    const hooked = hookHeaders({ requestId, attempt: context.attempt, client: exchange.client, method, url });
+    if (!attemptHeader && !deadlineHeader && !hooked) return attemptHeaders;
     attemptHeaders = { ...added };
+    // Instrumentation's headers (trace context), unless the caller or an option set the same one.
+    for (const name of hooked ? Object.keys(hooked) : []) {
+      if (callerHeaders()[name.toLowerCase()] === undefined && !Object.hasOwn(added, name)) {
+        attemptHeaders[name] = hooked?.[name] as string;
+      }
+    }
     if (attemptHeader) {
       const max = Number.isFinite(policy.retries) ? `; max=${policy.retries + 1}` : '';
       attemptHeaders[attemptHeader] = `attempt=${context.attempt}${max}`;
