@@ -19,6 +19,14 @@ export {
 } from './errors';
 export { DEVTOOLS_HOOK, type DevtoolsHook, subscribe } from './events/emitter';
 export {
+  type EventLogger,
+  type EventLogLine,
+  eventLogger,
+  eventLogLine,
+  type LogEventsOptions,
+  logEvents,
+} from './events/log-events';
+export {
   type EventRecorder,
   type Recording,
   type RecordingEntry,
