@@ -82,8 +82,9 @@ async function freezeFormData(init: RequestInit): Promise<RequestInit> {
 const copyHeaders = (headers: HeadersInit | undefined): Headers =>
   new Headers(typeof Headers !== 'undefined' && headers instanceof Headers ? [...headers] : headers);
 
+// A string is the common case, and reading the global `Request` costs a lazy getter in Node.
 const isRequest = (input: unknown): input is Request =>
-  typeof Request !== 'undefined' && input instanceof Request;
+  typeof input === 'object' && typeof Request !== 'undefined' && input instanceof Request;
 
 /**
  * Wraps a `fetch` so that each request retries per Retryline's policy: transient failures with
@@ -150,7 +151,8 @@ export function retryFetch(
         };
         return request ? fetchImpl(request.clone(), attemptInit) : fetchImpl(input, attemptInit);
       },
-      inspect: (res) => ({ status: res.status, statusText: res.statusText, headers: res.headers }),
+      // A Response has the fields the engine reads; its headers are read only when needed.
+      inspect: (res) => res,
       discard(res) {
         // Cancelling the body frees the connection for the next attempt.
         if (res.body && !res.bodyUsed) res.body.cancel().catch(() => {});

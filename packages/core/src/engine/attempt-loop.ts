@@ -113,9 +113,9 @@ export interface LoopSpec<V> {
   /** Guards before each attempt (rate limiter, bulkhead, breaker): a refusal stops the request, nothing sent. */
   admit?(attempt: LoopAttempt): Promise<Refusal | undefined>;
   /** Frees what `admit` took for the attempt (a bulkhead place) once it has settled. */
-  release?(): Promise<void>;
+  release?(): Promise<void> | undefined;
   /** Tells the guards how an attempt went. */
-  record?(health: Health): Promise<void>;
+  record?(health: Health): Promise<void> | undefined;
   /** Guards before a retry is scheduled (retry budget): a refusal stops the request. */
   allowRetry?(failed: {
     readonly details: RetrylineErrorDetails;
@@ -298,7 +298,9 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         attemptTimers?.abort(SETTLED);
         if (linked) aborted.removeEventListener('abort', forward);
       }
-      await spec.release?.();
+      // Awaited only when there is something to wait for: each await is a turn of the event loop.
+      const released = spec.release?.();
+      if (released) await released;
 
       const duration = clock.now() - now;
       if (aborted?.aborted) {
@@ -319,7 +321,8 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         result.error instanceof AttemptTimeoutError;
       let verdict: Verdict<V>;
       try {
-        verdict = await spec.judge(result, context, timedOut);
+        const judged = spec.judge(result, context, timedOut);
+        verdict = judged instanceof Promise ? await judged : judged;
       } catch (error) {
         if (result.ok) spec.discard?.(result.value);
         end('not-retryable', error);
@@ -334,7 +337,8 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
             : verdict.action === 'return' && (verdict.outcome ?? 'success') === 'success'
               ? 'success'
               : 'ignored');
-        await spec.record(health);
+        const recorded = spec.record(health);
+        if (recorded) await recorded;
       }
       // Built only for someone to read: describing a response copies and redacts its headers.
       const listening = emit.listening();

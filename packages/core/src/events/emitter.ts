@@ -55,7 +55,7 @@ function deliver(listener: (event: RetrylineEvent) => void, event: RetrylineEven
 
 export function createEmitter(
   listener: RetrylineEventListener | undefined,
-  requestId: string,
+  requestId: string | (() => string),
   clock: Clock,
 ): Emit {
   const devtools = () => (globalThis as { [DEVTOOLS_HOOK]?: DevtoolsHook })[DEVTOOLS_HOOK];
@@ -64,7 +64,8 @@ export function createEmitter(
   const emit = (payload: EventPayload) => {
     const hook = devtools();
     if (!listener && globalListeners.size === 0 && typeof hook?.push !== 'function') return;
-    const event = { v: 1, requestId, t: clock.now(), ...payload } as RetrylineEvent;
+    const id = typeof requestId === 'function' ? requestId() : requestId;
+    const event = { v: 1, requestId: id, t: clock.now(), ...payload } as RetrylineEvent;
     if (listener) deliver(listener, event);
     for (const global of globalListeners) deliver(global, event);
     if (typeof hook?.push === 'function') deliver((e) => hook.push(e), event);

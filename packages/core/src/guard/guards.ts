@@ -143,8 +143,10 @@ export interface GuardContext {
 /** The attempt-loop hooks of a guarded request, plus `pace` for what a response says of the quota. */
 export interface GuardHooks {
   admit(attempt: LoopAttempt): Promise<Refusal | undefined>;
-  release(): Promise<void>;
-  record(health: Health): Promise<void>;
+  /** `undefined` when there was nothing to release. */
+  release(): Promise<void> | undefined;
+  /** `undefined` when no guard counts outcomes (no breaker). */
+  record(health: Health): Promise<void> | undefined;
   allowRetry(failed: {
     readonly details: RetrylineErrorDetails;
     readonly summary: string;
@@ -314,12 +316,12 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
     });
   }
 
-  async function release(): Promise<void> {
-    if (holder === undefined) return;
+  /** Frees the attempt's bulkhead place; `undefined` (nothing to wait for) when it held none. */
+  function release(): Promise<void> | undefined {
+    if (holder === undefined) return undefined;
     const id = holder;
     holder = undefined;
-    await store.bulkheadRelease(key, id, clock.now());
-    notify(store, key);
+    return store.bulkheadRelease(key, id, clock.now()).then(() => notify(store, key));
   }
 
   return {
@@ -355,10 +357,11 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
         ),
       };
     },
-    async record(health) {
-      if (!breaker) return;
-      const recorded = await store.breakerRecord(key, breaker, health, clock.now());
-      if (recorded.transition) emit({ type: 'breaker-state', key, ...recorded.transition });
+    record(health) {
+      if (!breaker) return undefined;
+      return store.breakerRecord(key, breaker, health, clock.now()).then((recorded) => {
+        if (recorded.transition) emit({ type: 'breaker-state', key, ...recorded.transition });
+      });
     },
     async allowRetry({ details, summary }) {
       if (!budget) return undefined;

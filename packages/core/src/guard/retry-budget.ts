@@ -178,7 +178,10 @@ function prune(
   // now × 10 / windowMs rather than now / (windowMs / 10): exact for whole milliseconds.
   const slot = Math.max(Math.floor((now * BUDGET_BUCKETS) / config.windowMs), newest);
   const oldest = slot - BUDGET_BUCKETS + 1;
-  return { slot, buckets: state.buckets.filter((bucket) => bucket.slot >= oldest) };
+  // Buckets are oldest first: nothing to drop (the usual case) when the first is still in the window.
+  const { buckets } = state;
+  if (buckets.length === 0 || (buckets[0] as BudgetBucket).slot >= oldest) return { slot, buckets };
+  return { slot, buckets: buckets.filter((bucket) => bucket.slot >= oldest) };
 }
 
 function count(
@@ -197,7 +200,11 @@ function bump(
   field: 'requests' | 'retries',
 ): readonly BudgetBucket[] {
   const last = buckets.at(-1);
-  if (last?.slot === slot) return [...buckets.slice(0, -1), { ...last, [field]: last[field] + 1 }];
-  const fresh: BudgetBucket = { slot, requests: 0, retries: 0 };
-  return [...buckets, { ...fresh, [field]: 1 }];
+  const counted = last?.slot === slot ? last : undefined;
+  const requests = (counted?.requests ?? 0) + (field === 'requests' ? 1 : 0);
+  const retries = (counted?.retries ?? 0) + (field === 'retries' ? 1 : 0);
+  // A new array, as the rule is pure: the newest bucket replaced or one appended.
+  const next = counted ? buckets.slice(0, -1) : buckets.slice();
+  next.push({ slot, requests, retries });
+  return next;
 }

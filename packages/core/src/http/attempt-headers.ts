@@ -45,9 +45,13 @@ export function addAttemptHeaders(hook: AttemptHeadersHook): () => void {
   };
 }
 
-/** The headers every hook adds to this attempt (`undefined` when there is no hook). */
-export function hookHeaders(attempt: AttemptHeadersContext): Record<string, string> | undefined {
+/**
+ * The headers every hook adds to this attempt (`undefined` when there is no hook). The attempt is
+ * described only when a hook will read it.
+ */
+export function hookHeaders(describe: () => AttemptHeadersContext): Record<string, string> | undefined {
   if (hooks.size === 0) return undefined;
+  const attempt = describe();
   const headers: Record<string, string> = {};
   for (const hook of hooks) {
     let added: Readonly<Record<string, string>> | undefined;

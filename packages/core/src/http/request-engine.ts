@@ -1,9 +1,11 @@
 import {
+  type AttemptResult,
   type LoopAttempt,
   type LoopResult,
   type RequestSummary,
   runAttemptLoop,
   type ScheduledDelay,
+  type Verdict,
 } from '../engine/attempt-loop';
 import { BodyNotReplayableError, isRetrylineError } from '../errors';
 import { createEmitter } from '../events/emitter';
@@ -375,7 +377,12 @@ export async function runHttpRequest<R>(
   };
   const url = redactUrl(exchange.url);
   const callerRequestId = requestIdHeader ? callerHeaders()[requestIdHeader.toLowerCase()] : undefined;
-  const requestId = callerRequestId || given || createRequestId();
+  // A fresh id is drawn only when something reads it (an event, a header, the retry info).
+  let requestId = callerRequestId || given;
+  const idOf = () => {
+    requestId ??= createRequestId();
+    return requestId;
+  };
   // The key is chosen once, before the first attempt, and sent unchanged on every attempt.
   const nonIdempotent = !IDEMPOTENT_METHODS.includes(method);
   const callerKey = key ? callerHeaders()[key.header.toLowerCase()] : undefined;
@@ -383,7 +390,7 @@ export async function runHttpRequest<R>(
   if (key && nonIdempotent && callerKey === undefined) {
     added[key.header] = formatIdempotencyKey(key.generate({ method, url: exchange.url }), key.format);
   }
-  if (requestIdHeader && callerRequestId === undefined) added[requestIdHeader] = requestId;
+  if (requestIdHeader && callerRequestId === undefined) added[requestIdHeader] = idOf();
   // Whether the request carries an idempotency key: asked only once an attempt has failed.
   const isKeyed = () =>
     key !== undefined
@@ -396,7 +403,13 @@ export async function runHttpRequest<R>(
   const headersFor = (context: LoopAttempt): Record<string, string> => {
     if (headersOfAttempt === context.attempt) return attemptHeaders;
     headersOfAttempt = context.attempt;
-    const hooked = hookHeaders({ requestId, attempt: context.attempt, client: exchange.client, method, url });
+    const hooked = hookHeaders(() => ({
+      requestId: idOf(),
+      attempt: context.attempt,
+      client: exchange.client,
+      method,
+      url,
+    }));
     if (!attemptHeader && !deadlineHeader && !hooked) return attemptHeaders;
     attemptHeaders = { ...added };
     // Instrumentation's headers (trace context), unless the caller or an option set the same one.
@@ -414,7 +427,7 @@ export async function runHttpRequest<R>(
     }
     return attemptHeaders;
   };
-  const emit = createEmitter(onEvent, requestId, policy.clock);
+  const emit = createEmitter(onEvent, idOf, policy.clock);
   const guarded = anyGuard(guards);
   const hooks = guarded
     ? guardHooks(guards, {
@@ -436,6 +449,71 @@ export async function runHttpRequest<R>(
       idempotent: keyed || rules.methods.has(method),
     };
   };
+  /** Judges an attempt in full: classifies a failure, reads the server's hints, paces. */
+  async function judgeFully(
+    outcome: AttemptResult<R>,
+    context: LoopAttempt,
+    timedOut: boolean,
+  ): Promise<Verdict<R>> {
+    let classified: Omit<HttpOutcome, 'retryable'>;
+    let hint: ReturnType<typeof parseRetryHint>;
+    let summary: string | undefined;
+    if (outcome.ok) {
+      const response = exchange.inspect(outcome.value);
+      lastStatus = response.status;
+      const failed = exchange.failed ? exchange.failed(outcome.value) : response.status >= 400;
+      const pacing = guards.pacing && hooks !== undefined;
+      if (!failed && !pacing) return { action: 'return', value: outcome.value };
+      hint = parseRetryHint(response.headers, policy.clock.now());
+      if (pacing) {
+        const until = quotaSpentUntil(response.status, response.headers, hint);
+        if (until !== undefined) await hooks.pace(until);
+      }
+      if (!failed) return { action: 'return', value: outcome.value };
+      summary = statusText(response.status, response.statusText);
+      const error = exchange.errorOf?.(outcome.value);
+      classified = {
+        ...failureBase(context),
+        phase: 'response',
+        status: response.status,
+        hinted: hint !== undefined,
+        ...(error === undefined ? {} : { error }),
+      };
+    } else {
+      lastStatus = undefined;
+      // An attempt that ran out of `timeout` may have reached the server.
+      const failure = timedOut ? { phase: 'unknown' as const } : classifyTransportError(outcome.error);
+      if (!failure) return { action: 'throw', error: outcome.error };
+      const code = failure.code === undefined ? {} : { code: failure.code };
+      classified = {
+        ...failureBase(context),
+        phase: failure.phase,
+        hinted: false,
+        error: outcome.error,
+        ...code,
+      };
+    }
+    const byDefault = isRetryableByDefault(classified, rules);
+    const retryable = predicate
+      ? (await predicate({ ...classified, retryable: byDefault })) === true
+      : byDefault;
+    // What the breaker counts: transport failures and transient statuses, whether or not this
+    // request may be retried (a 503 on a POST still says the origin is failing); not 4xx.
+    const health =
+      classified.phase !== 'response' || rules.statuses.has(classified.status ?? 0) ? 'failure' : 'ignored';
+    if (!outcome.ok)
+      return retryable
+        ? { action: 'retry', error: outcome.error }
+        : { action: 'throw', error: outcome.error, health };
+    if (!retryable) return { action: 'return', value: outcome.value, outcome: 'not-retryable', health };
+    return {
+      action: 'retry',
+      fallback: outcome.value,
+      ...(classified.error === undefined ? {} : { error: classified.error }),
+      ...(hint ? { hint } : {}),
+      ...(summary ? { summary } : {}),
+    };
+  }
   const running = runAttemptLoop<R>({
     policy,
     settled: (summary) => {
@@ -451,65 +529,25 @@ export async function runHttpRequest<R>(
     }),
     run: (context) =>
       exchange.send({ attempt: context.attempt, signal: context.signal, headers: headersFor(context) }),
-    async judge(outcome, context, timedOut) {
-      let classified: Omit<HttpOutcome, 'retryable'>;
-      let hint: ReturnType<typeof parseRetryHint>;
-      let summary: string | undefined;
+    judge(outcome, context, timedOut) {
+      // The happy path, without a turn of the event loop: a success that says nothing about quota.
       if (outcome.ok) {
         const response = exchange.inspect(outcome.value);
-        lastStatus = response.status;
         const failed = exchange.failed ? exchange.failed(outcome.value) : response.status >= 400;
-        const pacing = guards.pacing && hooks !== undefined;
-        if (!failed && !pacing) return { action: 'return', value: outcome.value };
-        hint = parseRetryHint(response.headers, policy.clock.now());
-        if (pacing) {
-          const until = quotaSpentUntil(response.status, response.headers, hint);
-          if (until !== undefined) await hooks.pace(until);
+        if (!failed) {
+          lastStatus = response.status;
+          const spentUntil =
+            guards.pacing && hooks !== undefined
+              ? quotaSpentUntil(
+                  response.status,
+                  response.headers,
+                  parseRetryHint(response.headers, policy.clock.now()),
+                )
+              : undefined;
+          if (spentUntil === undefined) return { action: 'return', value: outcome.value };
         }
-        if (!failed) return { action: 'return', value: outcome.value };
-        summary = statusText(response.status, response.statusText);
-        const error = exchange.errorOf?.(outcome.value);
-        classified = {
-          ...failureBase(context),
-          phase: 'response',
-          status: response.status,
-          hinted: hint !== undefined,
-          ...(error === undefined ? {} : { error }),
-        };
-      } else {
-        lastStatus = undefined;
-        // An attempt that ran out of `timeout` may have reached the server.
-        const failure = timedOut ? { phase: 'unknown' as const } : classifyTransportError(outcome.error);
-        if (!failure) return { action: 'throw', error: outcome.error };
-        const code = failure.code === undefined ? {} : { code: failure.code };
-        classified = {
-          ...failureBase(context),
-          phase: failure.phase,
-          hinted: false,
-          error: outcome.error,
-          ...code,
-        };
       }
-      const byDefault = isRetryableByDefault(classified, rules);
-      const retryable = predicate
-        ? (await predicate({ ...classified, retryable: byDefault })) === true
-        : byDefault;
-      // What the breaker counts: transport failures and transient statuses, whether or not this
-      // request may be retried (a 503 on a POST still says the origin is failing); not 4xx.
-      const health =
-        classified.phase !== 'response' || rules.statuses.has(classified.status ?? 0) ? 'failure' : 'ignored';
-      if (!outcome.ok)
-        return retryable
-          ? { action: 'retry', error: outcome.error }
-          : { action: 'throw', error: outcome.error, health };
-      if (!retryable) return { action: 'return', value: outcome.value, outcome: 'not-retryable', health };
-      return {
-        action: 'retry',
-        fallback: outcome.value,
-        ...(classified.error === undefined ? {} : { error: classified.error }),
-        ...(hint ? { hint } : {}),
-        ...(summary ? { summary } : {}),
-      };
+      return judgeFully(outcome, context, timedOut);
     },
     describe(outcome) {
       if (outcome.ok) {
@@ -541,7 +579,7 @@ export async function runHttpRequest<R>(
               delay,
               reason,
               error,
-              requestId,
+              requestId: idOf(),
               ...(lastStatus === undefined ? {} : { status: lastStatus }),
             }),
         }
@@ -557,14 +595,16 @@ export async function runHttpRequest<R>(
   } catch (error) {
     const callerReason = signal?.aborted && error === signal.reason;
     if (ended && !callerReason && typeof error === 'object' && error !== null) {
-      infoByError.set(error, { requestId, ...ended });
+      infoByError.set(error, { requestId: idOf(), ...ended });
     }
     throw error;
   }
   return {
     response: result.value,
     info: {
-      requestId,
+      get requestId() {
+        return idOf();
+      },
       attempts: result.attempts,
       totalDelay: result.totalDelay,
       delays: result.delays,
