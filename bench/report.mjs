@@ -124,11 +124,20 @@ function retrylineVersions() {
 
 // --- Charts ------------------------------------------------------------------------------------
 
+// The herd's strategies as a reader knows them (the simulator's names are the jitter options').
+const HERD_LABELS = {
+  none: 'exponential, no jitter',
+  full: 'full jitter',
+  equal: 'equal jitter',
+  decorrelated: 'decorrelated jitter',
+  'no-backoff': 'no backoff',
+};
+
 function herdCharts(herd) {
   const strategies = [...new Set(herd.rows.map((row) => row.strategy))];
   const series = (field) =>
     strategies.map((strategy) => ({
-      name: strategy,
+      name: HERD_LABELS[strategy] ?? strategy,
       points: herd.rows.filter((row) => row.strategy === strategy).map((row) => [row.clients, row[field]]),
     }));
   return {
