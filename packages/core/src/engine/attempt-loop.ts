@@ -99,28 +99,32 @@ export interface LoopSpec<V> {
   /** Called once a retry is decided, before the wait: returns an error to stop with instead. */
   refuse?(): unknown;
   /** Called before each wait; may be async; throwing stops the loop with what it threw. */
-  onRetry?(info: {
-    attempt: number;
-    nextAttempt: number;
-    delay: number;
-    reason: DelayReason;
-    error: unknown;
-  }): unknown;
+  onRetry?:
+    | ((info: {
+        attempt: number;
+        nextAttempt: number;
+        delay: number;
+        reason: DelayReason;
+        error: unknown;
+      }) => unknown)
+    | undefined;
   /** Releases a value that will not be returned (an HTTP response being retried). */
   discard?(value: V): void;
   /** Told how the request ended, whoever listens to events (what `request-end` reports). */
   settled?(summary: RequestSummary): void;
   /** Guards before each attempt (rate limiter, bulkhead, breaker): a refusal stops the request, nothing sent. */
-  admit?(attempt: LoopAttempt): Promise<Refusal | undefined>;
+  admit?: ((attempt: LoopAttempt) => Promise<Refusal | undefined>) | undefined;
   /** Frees what `admit` took for the attempt (a bulkhead place) once it has settled. */
-  release?(): Promise<void> | undefined;
+  release?: (() => Promise<void> | undefined) | undefined;
   /** Tells the guards how an attempt went. */
-  record?(health: Health): Promise<void> | undefined;
+  record?: ((health: Health) => Promise<void> | undefined) | undefined;
   /** Guards before a retry is scheduled (retry budget): a refusal stops the request. */
-  allowRetry?(failed: {
-    readonly details: RetrylineErrorDetails;
-    readonly summary: string;
-  }): Promise<Refusal | undefined>;
+  allowRetry?:
+    | ((failed: {
+        readonly details: RetrylineErrorDetails;
+        readonly summary: string;
+      }) => Promise<Refusal | undefined>)
+    | undefined;
 }
 
 /** How a request ended: `request-end`'s fields, and every wait. */
