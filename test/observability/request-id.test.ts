@@ -1,0 +1,79 @@
+import { context, propagation } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { type EventLogLine, logEvents, memoryStore } from '@retryline/core';
+import { instrument, SCOPE_NAME } from '@retryline/otel';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drivers } from '../conformance/drivers';
+import { useFaultServer } from '../support/use-fault-server';
+
+// Seed 003's "request id in every log line on both sides": one logical request, retried once, has
+// one id — in its events, its spans, its log lines and the header the server received on every
+// attempt — through each adapter.
+const server = useFaultServer();
+const exporter = new InMemorySpanExporter();
+const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const contextManager = new AsyncLocalStorageContextManager();
+
+beforeAll(() => {
+  context.setGlobalContextManager(contextManager.enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+});
+afterAll(() => {
+  context.disable();
+  propagation.disable();
+});
+
+describe.each(drivers)('one request id everywhere ($name)', (driver) => {
+  it('in events, spans, log lines and the x-request-id header of both attempts', async () => {
+    exporter.reset();
+    const lines: EventLogLine[] = [];
+    const logger = {
+      info: (line: EventLogLine) => lines.push(line),
+      warn: (line: EventLogLine) => lines.push(line),
+    };
+    const stopLogs = logEvents(logger);
+    const stopTracing = instrument({ tracerProvider });
+    const path = `/request-id-${driver.name}`;
+    server.script(path, [{ status: 503 }, { status: 200, body: 'ok' }]);
+    let events: Awaited<ReturnType<typeof driver.send>>['events'];
+    try {
+      ({ events } = await driver.send({
+        method: 'GET',
+        url: `${server.url}${path}`,
+        options: {
+          retries: 2,
+          backoff: { strategy: 'constant', base: 5 },
+          jitter: 'none',
+          requestIdHeader: 'x-request-id',
+          store: memoryStore(),
+        },
+      }));
+    } finally {
+      stopTracing();
+      stopLogs();
+    }
+
+    const sent = server.requests(path).map((request) => request.headers['x-request-id']);
+    expect(sent).toHaveLength(2);
+    const [id] = sent;
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(sent).toEqual([id, id]);
+
+    expect(events.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(events.map((event) => event.requestId))).toEqual(new Set([id]));
+
+    const spans = exporter.getFinishedSpans().filter((span) => span.instrumentationScope.name === SCOPE_NAME);
+    expect(spans).toHaveLength(3); // the request's span and one per attempt
+    expect(new Set(spans.map((span) => span.attributes['retryline.request_id']))).toEqual(new Set([id]));
+
+    // One line per event, every one with the id.
+    expect(lines.map((line) => line.event)).toEqual(events.map((event) => `retryline.${event.type}`));
+    expect(new Set(lines.map((line) => line.requestId))).toEqual(new Set([id]));
+  });
+});
