@@ -6,6 +6,8 @@
 // Run after `pnpm build`: `node bench/overhead.mjs` (ROUNDS, PER_ROUND to change the sample); writes
 // bench/results/overhead.json.
 import { createServer } from 'node:http';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import axios from 'axios';
 import axiosRetry from 'axios-retry';
 import ky from 'ky';
@@ -13,6 +15,7 @@ import { attachRetry } from '../packages/axios/dist/index.js';
 import { memoryStore } from '../packages/core/dist/index.js';
 import { retryFetch } from '../packages/fetch/dist/index.js';
 import { retryline } from '../packages/ky/dist/index.js';
+import { instrument } from '../packages/otel/dist/index.js';
 import { writeResult } from './lib/results.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 40);
@@ -35,10 +38,28 @@ const kyRetryline = ky.create(retryline({ store }));
 const kyBuiltin = ky.create({ retry: 2 });
 const kyBare = ky.create({ retry: 0 });
 
+// Tracing as an app runs it: the SDK's tracer with a batching processor (spans dropped at export)
+// and a meter whose reader never exports. instrument() is global, so it runs only around its own
+// variant's requests.
+const tracerProvider = new BasicTracerProvider({
+  spanProcessors: [
+    new BatchSpanProcessor({ export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} }),
+  ],
+});
+class SilentReader extends MetricReader {
+  onForceFlush = async () => {};
+  onShutdown = async () => {};
+}
+const meterProvider = new MeterProvider({ readers: [new SilentReader()] });
+const scoped = {
+  '@retryline/fetch + tracing': () => instrument({ tracerProvider, meterProvider }),
+};
+
 /** Each variant sends one GET and reads the body, as an application would. */
 const variants = {
   'fetch (bare)': async () => (await fetch(url)).text(),
   '@retryline/fetch': async () => (await fetchWithRetry(url)).text(),
+  '@retryline/fetch + tracing': async () => (await fetchWithRetry(url)).text(),
   'axios (bare)': async () => (await axios.get(url)).data,
   '@retryline/axios': async () => (await retrylineAxios.get(url)).data,
   'axios + axios-retry': async () => (await peerAxios.get(url)).data,
@@ -48,6 +69,7 @@ const variants = {
 };
 const baseline = {
   '@retryline/fetch': 'fetch (bare)',
+  '@retryline/fetch + tracing': 'fetch (bare)',
   '@retryline/axios': 'axios (bare)',
   'axios + axios-retry': 'axios (bare)',
   '@retryline/ky': 'ky (retry 0)',
@@ -62,18 +84,24 @@ const quantile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 };
-for (const send of Object.values(variants)) for (let i = 0; i < 50; i++) await send(); // warm up
+for (const [name, send] of Object.entries(variants)) {
+  const stop = scoped[name]?.();
+  for (let i = 0; i < 50; i++) await send(); // warm up
+  stop?.();
+}
 const names = Object.keys(variants);
 for (let round = 0; round < ROUNDS; round++) {
   // Every other round runs the variants in reverse, so none always follows the same neighbour.
   for (const name of round % 2 === 0 ? names : [...names].reverse()) {
     const send = variants[name];
+    const stop = scoped[name]?.();
     const times = [];
     for (let i = 0; i < PER_ROUND; i++) {
       const start = process.hrtime.bigint();
       await send();
       times.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
+    stop?.();
     samples[name].push(...times);
     roundMedians[name].push(quantile(times, 0.5));
   }
