@@ -86,10 +86,20 @@ describe.each(drivers)('rate limiter through $name', (driver) => {
       limiter: { capacity: 1, refillPerSecond: 10 },
     };
     server.script('/w', [{ status: 200 }]);
-    for (let i = 0; i < 3; i++)
-      expect((await get(driver, '/w', options)).outcome).toMatchObject({ status: 200 });
-    const [, second, third] = server.requests('/w');
-    expect((third?.receivedAt ?? 0) - (second?.receivedAt ?? 0)).toBeGreaterThanOrEqual(95);
+    const admitted: number[] = [];
+    const waited: boolean[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { outcome, events } = await get(driver, '/w', options);
+      expect(outcome).toMatchObject({ status: 200 });
+      admitted.push(events.find((event) => event.type === 'attempt-start')?.t ?? 0);
+      waited.push(events.some((event) => event.type === 'guard-wait' && event.guard === 'limiter'));
+    }
+    expect(server.requests('/w')).toHaveLength(3);
+    // One token per 100 ms: attempts start at least that far apart, timed by the client's own clock
+    // (arrivals at the server also carry connection set-up, which differs between attempts).
+    expect(waited).toEqual([false, true, true]);
+    expect((admitted[1] ?? 0) - (admitted[0] ?? 0)).toBeGreaterThanOrEqual(95);
+    expect((admitted[2] ?? 0) - (admitted[1] ?? 0)).toBeGreaterThanOrEqual(95);
   });
 
   it("'wait' mode never waits past the deadline, and an abort ends the wait at once", async () => {

@@ -92,7 +92,13 @@ export {
   type RetryBudgetConfig,
   type RetryBudgetOptions,
 } from './guard/retry-budget';
-export { type MemoryStore, type MemoryStoreSize, memoryStore, type Store } from './guard/store';
+export {
+  type MemoryStore,
+  type MemoryStoreSize,
+  memoryStore,
+  type Store,
+  type StoreAnswer,
+} from './guard/store';
 export {
   type BucketState,
   type BucketTake,

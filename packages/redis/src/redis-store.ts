@@ -1,6 +1,7 @@
 import {
   type BreakerAdmission,
   type BreakerConfig,
+  type BreakerOutcome,
   type BreakerRecord,
   type BudgetDecision,
   type BudgetRecord,
@@ -129,6 +130,16 @@ export interface RedisStoreOptions {
 
 /** A {@link Store} on Redis. */
 export interface RedisStore extends Store {
+  // Every operation is a round trip to Redis: each answers with a promise.
+  breakerAdmit(key: string, config: BreakerConfig, now: number): Promise<BreakerAdmission>;
+  breakerRecord(
+    key: string,
+    config: BreakerConfig,
+    outcome: BreakerOutcome,
+    now: number,
+  ): Promise<BreakerRecord>;
+  budgetRequest(key: string, config: RetryBudgetConfig, now: number): Promise<BudgetRecord>;
+  pacingGet(key: string, now: number): Promise<number | undefined>;
   /** How often a queued bulkhead waiter asks again (see {@link RedisStoreOptions.pollMs}). */
   readonly pollMs: number;
   /** The key prefix in use. */

@@ -113,7 +113,7 @@ export interface LoopSpec<V> {
   /** Told how the request ended, whoever listens to events (what `request-end` reports). */
   settled?(summary: RequestSummary): void;
   /** Guards before each attempt (rate limiter, bulkhead, breaker): a refusal stops the request, nothing sent. */
-  admit?: ((attempt: LoopAttempt) => Promise<Refusal | undefined>) | undefined;
+  admit?: ((attempt: LoopAttempt) => Refusal | undefined | Promise<Refusal | undefined>) | undefined;
   /** Frees what `admit` took for the attempt (a bulkhead place) once it has settled. */
   release?: (() => Promise<void> | undefined) | undefined;
   /** Tells the guards how an attempt went. */
@@ -264,7 +264,8 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       else if (linked) aborted.addEventListener('abort', forward, { once: true });
       let refusal: Refusal | undefined;
       try {
-        refusal = await spec.admit?.(context);
+        const admitted = spec.admit?.(context);
+        refusal = admitted instanceof Promise ? await admitted : admitted;
       } catch (error) {
         if (linked) aborted.removeEventListener('abort', forward);
         await spec.release?.();

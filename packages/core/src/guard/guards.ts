@@ -17,7 +17,13 @@ import type { Emit } from '../events/emitter';
 import { randomUuid } from '../events/request-id';
 import { invalid, own } from '../policy/normalize';
 import type { ResolvedPolicy } from '../policy/options';
-import { type BreakerConfig, type BreakerOptions, normalizeBreaker } from './breaker';
+import {
+  type BreakerAdmission,
+  type BreakerConfig,
+  type BreakerOptions,
+  type BreakerRecord,
+  normalizeBreaker,
+} from './breaker';
 import { type BulkheadConfig, type BulkheadOptions, normalizeBulkhead } from './bulkhead';
 import {
   BUDGET_DEFAULTS,
@@ -142,7 +148,8 @@ export interface GuardContext {
 
 /** The attempt-loop hooks of a guarded request, plus `pace` for what a response says of the quota. */
 export interface GuardHooks {
-  admit(attempt: LoopAttempt): Promise<Refusal | undefined>;
+  /** A promise only when a guard waits or the store answers through one. */
+  admit(attempt: LoopAttempt): Refusal | undefined | Promise<Refusal | undefined>;
   /** `undefined` when there was nothing to release. */
   release(): Promise<void> | undefined;
   /** `undefined` when no guard counts outcomes (no breaker). */
@@ -316,6 +323,57 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
     });
   }
 
+  /** Every guard in order, waiting where one says wait (pacing, limiter, bulkhead). */
+  async function admitWithWaits(attempt: LoopAttempt): Promise<Refusal | undefined> {
+    if (guards.pacing) {
+      const refused = await awaitPacing(attempt);
+      if (refused) return refused;
+    }
+    if (limiter) {
+      const refused = await takeToken(attempt, limiter.bucket, limiter.mode);
+      if (refused) return refused;
+    }
+    if (bulkhead) {
+      const refused = await enter(attempt, bulkhead);
+      if (refused) return refused;
+    }
+    return budgetAndBreaker(attempt);
+  }
+
+  /** The budget counts a first attempt, then the breaker admits or refuses; at once when the store answers at once. */
+  function budgetAndBreaker(attempt: LoopAttempt): Refusal | undefined | Promise<Refusal | undefined> {
+    const now = clock.now();
+    const counted = attempt.attempt === 1 && budget ? store.budgetRequest(key, budget, now) : undefined;
+    const admit = () => {
+      if (!breaker) return undefined;
+      const admission = store.breakerAdmit(key, breaker, now);
+      return admission instanceof Promise
+        ? admission.then((answer) => breakerSays(attempt, answer))
+        : breakerSays(attempt, admission);
+    };
+    return counted instanceof Promise ? counted.then(admit) : admit();
+  }
+
+  /** The breaker's answer as the loop takes it: nothing when allowed, else a refusal (place freed). */
+  function breakerSays(
+    attempt: LoopAttempt,
+    admission: BreakerAdmission,
+  ): Refusal | undefined | Promise<Refusal | undefined> {
+    if (admission.allowed && admission.transition) {
+      emit({ type: 'breaker-state', key, ...admission.transition });
+    }
+    if (admission.allowed) return undefined;
+    const refusal: Refusal = {
+      outcome: 'breaker-open',
+      error: new CircuitOpenError(
+        `${label} was not sent: the circuit breaker for ${key} is open until ${iso(admission.retryAt)}`,
+        { retryAt: admission.retryAt, attempts: attempt.attempt - 1, cause: attempt.previousError },
+      ),
+    };
+    const released = release();
+    return released ? released.then(() => refusal) : refusal;
+  }
+
   /** Frees the attempt's bulkhead place; `undefined` (nothing to wait for) when it held none. */
   function release(): Promise<void> | undefined {
     if (holder === undefined) return undefined;
@@ -326,42 +384,29 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
 
   return {
     release,
-    async admit(attempt) {
+    admit(attempt) {
       // DESIGN §7 order: pacing and limiter, bulkhead, then breaker. Nothing is sent without a pass.
-      if (guards.pacing) {
-        const refused = await awaitPacing(attempt);
-        if (refused) return refused;
-      }
-      if (limiter) {
-        const refused = await takeToken(attempt, limiter.bucket, limiter.mode);
-        if (refused) return refused;
-      }
-      if (bulkhead) {
-        const refused = await enter(attempt, bulkhead);
-        if (refused) return refused;
-      }
+      // Without a limiter or bulkhead, and with a store that answers at once (the memory store),
+      // admission takes no turn of the event loop: the happy path's most frequent cost.
+      if (limiter || bulkhead) return admitWithWaits(attempt);
+      if (!guards.pacing) return budgetAndBreaker(attempt);
       const now = clock.now();
-      if (attempt.attempt === 1 && budget) await store.budgetRequest(key, budget, now);
-      if (!breaker) return undefined;
-      const admission = await store.breakerAdmit(key, breaker, now);
-      if (admission.allowed && admission.transition) {
-        emit({ type: 'breaker-state', key, ...admission.transition });
+      const paused = (until: number | undefined) => until !== undefined && until > now;
+      const until = store.pacingGet(key, now);
+      if (until instanceof Promise) {
+        return until.then((at) => (paused(at) ? admitWithWaits(attempt) : budgetAndBreaker(attempt)));
       }
-      if (admission.allowed) return undefined;
-      await release();
-      return {
-        outcome: 'breaker-open',
-        error: new CircuitOpenError(
-          `${label} was not sent: the circuit breaker for ${key} is open until ${iso(admission.retryAt)}`,
-          { retryAt: admission.retryAt, attempts: attempt.attempt - 1, cause: attempt.previousError },
-        ),
-      };
+      return paused(until) ? admitWithWaits(attempt) : budgetAndBreaker(attempt);
     },
     record(health) {
       if (!breaker) return undefined;
-      return store.breakerRecord(key, breaker, health, clock.now()).then((recorded) => {
+      const report = (recorded: BreakerRecord) => {
         if (recorded.transition) emit({ type: 'breaker-state', key, ...recorded.transition });
-      });
+      };
+      const recorded = store.breakerRecord(key, breaker, health, clock.now());
+      if (recorded instanceof Promise) return recorded.then(report);
+      report(recorded);
+      return undefined;
     },
     async allowRetry({ details, summary }) {
       if (!budget) return undefined;

@@ -46,15 +46,23 @@ import { type BucketState, bucketInit, bucketTake, isIdle, type TokenBucketConfi
  *
  * The shared guard test suite (test/guards/store-contract.ts) runs against every implementation.
  */
+/**
+ * What a store operation answers: a value, or a promise of one. The operations every request makes
+ * (breaker admission and record, the budget's request count, the pacing check) may answer
+ * synchronously, as the memory store does, which spares each request turns of the event loop; a
+ * shared store answers with promises.
+ */
+export type StoreAnswer<T> = T | Promise<T>;
+
 export interface Store {
-  breakerAdmit(key: string, config: BreakerConfig, now: number): Promise<BreakerAdmission>;
+  breakerAdmit(key: string, config: BreakerConfig, now: number): StoreAnswer<BreakerAdmission>;
   breakerRecord(
     key: string,
     config: BreakerConfig,
     outcome: BreakerOutcome,
     now: number,
-  ): Promise<BreakerRecord>;
-  budgetRequest(key: string, config: RetryBudgetConfig, now: number): Promise<BudgetRecord>;
+  ): StoreAnswer<BreakerRecord>;
+  budgetRequest(key: string, config: RetryBudgetConfig, now: number): StoreAnswer<BudgetRecord>;
   budgetRetry(key: string, config: RetryBudgetConfig, now: number): Promise<BudgetDecision>;
   /** Takes `n` tokens from the key's bucket, or says when they will be there. */
   limiterTake(
@@ -81,7 +89,7 @@ export interface Store {
    */
   pacingSet(key: string, until: number, now: number): Promise<void>;
   /** When the key's quota is back, if it is still spent at `now`. */
-  pacingGet(key: string, now: number): Promise<number | undefined>;
+  pacingGet(key: string, now: number): StoreAnswer<number | undefined>;
   /**
    * How often (ms) a queued bulkhead waiter asks again. A store that holders in other processes
    * share sets it, since their releases wake nobody here; the memory store has none.
@@ -103,8 +111,15 @@ export interface MemoryStoreSize {
   readonly pacing: number;
 }
 
-/** The memory store: a {@link Store} that can also say how much it holds. */
+/**
+ * The memory store: a {@link Store} that can also say how much it holds, and answers the operations
+ * every request makes synchronously.
+ */
 export interface MemoryStore extends Store {
+  breakerAdmit(key: string, config: BreakerConfig, now: number): BreakerAdmission;
+  breakerRecord(key: string, config: BreakerConfig, outcome: BreakerOutcome, now: number): BreakerRecord;
+  budgetRequest(key: string, config: RetryBudgetConfig, now: number): BudgetRecord;
+  pacingGet(key: string, now: number): number | undefined;
   size(): MemoryStoreSize;
 }
 
@@ -117,7 +132,7 @@ interface Slot<S, C> {
 
 /**
  * The embedded default: guard state in this process's memory, each operation synchronous (so
- * atomic) behind its promise. Clients that share one `memoryStore()` share one breaker, one budget,
+ * atomic); the per-request operations answer at once, the rest through a promise. Clients that share one `memoryStore()` share one breaker, one budget,
  * one limiter and one bulkhead per key. Idle keys are swept every {@link SWEEP_EVERY} operations:
  * a full token bucket untouched for a minute; a budget untouched for a minute and its whole window;
  * a closed breaker untouched for a minute (a key quiet that long starts afresh; an open or
@@ -161,17 +176,17 @@ export function memoryStore(): MemoryStore {
   };
 
   return {
-    async breakerAdmit(key, config, now) {
+    breakerAdmit(key, config, now) {
       return step(breakers, key, config, now, initialBreakerState, (state) =>
         breakerAdmit(state, config, now),
       );
     },
-    async breakerRecord(key, config, outcome, now) {
+    breakerRecord(key, config, outcome, now) {
       return step(breakers, key, config, now, initialBreakerState, (state) =>
         breakerRecord(state, config, outcome, now),
       );
     },
-    async budgetRequest(key, config, now) {
+    budgetRequest(key, config, now) {
       return step(budgets, key, config, now, budgetInit, (state) => budgetRecordRequest(state, config, now));
     },
     async budgetRetry(key, config, now) {
@@ -204,7 +219,7 @@ export function memoryStore(): MemoryStore {
       if (until <= now) return;
       paused.set(key, Math.max(paused.get(key) ?? 0, until));
     },
-    async pacingGet(key, now) {
+    pacingGet(key, now) {
       const until = paused.get(key);
       if (until === undefined) return undefined;
       if (until > now) return until;
