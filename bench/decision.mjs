@@ -76,6 +76,15 @@ const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }
 const fetchFailed = new TypeError('fetch failed', { cause: reset });
 const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
 
+/** The fields of a failed GET attempt the default verdict reads, whatever the failure. */
+const getAttempt = (state) => ({
+  attempt: state.attempts,
+  method: 'GET',
+  url: 'http://127.0.0.1/r/1',
+  keyed: false,
+  idempotent: true,
+});
+
 /**
  * What the engine does after an attempt got a response: read any hint, check whether it says the
  * quota is spent (pacing), give the default verdict on a GET, then ask decide(). Returns the wait.
@@ -84,16 +93,7 @@ function afterResponse(status, headers, state) {
   const now = clock.now();
   const hint = parseRetryHint(headers, now);
   const until = quotaSpentUntil(status, headers, hint);
-  const outcome = {
-    attempt: state.attempts,
-    method: 'GET',
-    url: 'http://127.0.0.1/r/1',
-    keyed: false,
-    idempotent: true,
-    phase: 'response',
-    status,
-    hinted: hint !== undefined,
-  };
+  const outcome = { ...getAttempt(state), phase: 'response', status, hinted: hint !== undefined };
   if (!isRetryableByDefault(outcome, rules)) return -1;
   const decision = decide(policy, state, now, undefined, hint);
   return (decision.retry ? decision.delay : -2) + (until === undefined ? 0 : 1);
@@ -104,11 +104,7 @@ function afterTransportError(error, state) {
   const failure = classifyTransportError(error);
   if (!failure) return -1;
   const outcome = {
-    attempt: state.attempts,
-    method: 'GET',
-    url: 'http://127.0.0.1/r/1',
-    keyed: false,
-    idempotent: true,
+    ...getAttempt(state),
     phase: failure.phase,
     hinted: false,
     error,
@@ -150,7 +146,7 @@ const operations = {
   'after 429 + Retry-After: 2 (plain record, pacing hit)': (i) =>
     afterResponse(429, retryAfterRecord, states[i % 3]),
   'parseRetryHint alone: Retry-After: 2 (Headers)': () => parseRetryHint(retryAfterSeconds, NOW)?.delay ?? -1,
-  'per request, not per attempt: resolveHttpOptions({ retries: 3 })': () =>
+  'per client, once at creation: resolveHttpOptions({ retries: 3 })': () =>
     resolveHttpOptions({ retries: 3 }).policy.retries,
 };
 

@@ -277,7 +277,7 @@ function sizeSection(result) {
 }
 
 // Rows that measure the harness or per-request (not per-attempt) work are shown for context only.
-const isContextRow = (operation) => /^empty loop|^per request/i.test(operation);
+const isContextRow = (operation) => /^empty loop|^per request|^per client/i.test(operation);
 
 function decisionSection(result) {
   const rows = result.rows;

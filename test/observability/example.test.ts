@@ -1,33 +1,21 @@
-import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import { trace } from '@opentelemetry/api';
 import type { EventLogLine } from '@retryline/core';
 import { SCOPE_NAME } from '@retryline/otel';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { api, observeRetries } from '../../examples/observability';
+import { useTracing } from '../support/otel';
 import { useFaultServer } from '../support/use-fault-server';
 
 // The README's Observability example, run as written: an SDK registered globally (as the Node SDK
 // does), then observeRetries() and the example's client against the loopback fault server.
 const server = useFaultServer();
-const exporter = new InMemorySpanExporter();
+const { exporter, tracerProvider } = useTracing();
 
 beforeAll(() => {
-  trace.setGlobalTracerProvider(
-    new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
-  );
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(tracerProvider);
 });
 afterAll(() => {
   trace.disable();
-  context.disable();
-  propagation.disable();
 });
 
 it('examples/observability.ts: spans, trace context, and a log line per retry with the request id', async () => {

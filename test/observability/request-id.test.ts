@@ -1,33 +1,15 @@
-import { context, propagation } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
 import { type EventLogLine, logEvents, memoryStore } from '@retryline/core';
 import { instrument, SCOPE_NAME } from '@retryline/otel';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { drivers } from '../conformance/drivers';
+import { useTracing } from '../support/otel';
 import { useFaultServer } from '../support/use-fault-server';
 
 // Seed 003's "request id in every log line on both sides": one logical request, retried once, has
 // one id — in its events, its spans, its log lines and the header the server received on every
 // attempt — through each adapter.
 const server = useFaultServer();
-const exporter = new InMemorySpanExporter();
-const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-const contextManager = new AsyncLocalStorageContextManager();
-
-beforeAll(() => {
-  context.setGlobalContextManager(contextManager.enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-});
-afterAll(() => {
-  context.disable();
-  propagation.disable();
-});
+const { exporter, tracerProvider } = useTracing();
 
 describe.each(drivers)('one request id everywhere ($name)', (driver) => {
   it('in events, spans, log lines and the x-request-id header of both attempts', async () => {

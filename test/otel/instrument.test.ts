@@ -1,29 +1,16 @@
 import { readFileSync } from 'node:fs';
-import {
-  context,
-  metrics,
-  propagation,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-} from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { metrics, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { type DataPoint, type Histogram, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { type HttpRetryOptions, memoryStore } from '@retryline/core';
 import { retryFetch } from '@retryline/fetch';
 import { type InstrumentOptions, instrument, SCOPE_NAME, SCOPE_VERSION } from '@retryline/otel';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // Test-only: how many requests the running instrumentations still hold state for.
 import { trackedRequests } from '../../packages/otel/src/instrument';
 import { type Driver, drivers, fetchDriver } from '../conformance/drivers';
+import { useTracing } from '../support/otel';
 import { useFaultServer } from '../support/use-fault-server';
 
 // @retryline/otel against a real OpenTelemetry SDK (in-memory exporters), a real context manager
@@ -41,10 +28,8 @@ class CollectingReader extends MetricReader {
   }
 }
 
-const exporter = new InMemorySpanExporter();
-const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const { exporter, tracerProvider } = useTracing();
 const testTracer = tracerProvider.getTracer('retryline-test');
-const contextManager = new AsyncLocalStorageContextManager();
 let reader: CollectingReader;
 let meterProvider: MeterProvider;
 const stops: (() => void)[] = [];
@@ -56,14 +41,6 @@ function start(options: InstrumentOptions = {}): () => void {
   return stop;
 }
 
-beforeAll(() => {
-  context.setGlobalContextManager(contextManager.enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-});
-afterAll(() => {
-  context.disable();
-  propagation.disable();
-});
 beforeEach(() => {
   exporter.reset();
   reader = new CollectingReader();
