@@ -245,9 +245,14 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
     for (;;) {
       state = { ...state, attempts: state.attempts + 1 };
       const now = clock.now();
-      // Its own controller only with a timeout; otherwise the attempt aborts when the request does.
-      const attemptControl = policy.timeout === undefined ? undefined : new AbortController();
-      const attemptTimers = attemptControl ? new AbortController() : undefined;
+      // Each attempt gets a signal of its own whenever something can abort it (a timeout, the
+      // deadline, the caller's signal), linked to the request's: a client that holds on to the signal
+      // it was given (fetch keeps a listener on it until its Request is garbage-collected) then
+      // holds on to this attempt's, never to the caller's long-lived one. With nothing that can
+      // abort, the attempt gets none.
+      const attemptControl =
+        policy.timeout === undefined && aborted === undefined ? undefined : new AbortController();
+      const attemptTimers = policy.timeout === undefined ? undefined : new AbortController();
       const context: LoopAttempt = {
         attempt: state.attempts,
         signal: attemptControl ? attemptControl.signal : aborted,

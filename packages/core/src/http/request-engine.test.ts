@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { observe } from '../../../../test/support/observe';
 import {
@@ -152,15 +153,24 @@ describe('runHttpRequest', () => {
     }
   });
 
-  it("passes the caller's own signal to each attempt when it is the only thing that can abort", async () => {
+  it("gives each attempt a signal of its own, linked to the caller's, and leaves no listener on it", async () => {
     const caller = new AbortController();
     const { sends, finish } = setup([res(503), res(200)], { options: { signal: caller.signal } });
     await finish();
-    expect(sends.map((s) => s.signal)).toEqual([caller.signal, caller.signal]);
-    const timed = setup([res(200)], { options: { signal: caller.signal, timeout: 500 } });
-    await timed.finish();
-    expect(timed.sends[0]?.signal).toBeInstanceOf(AbortSignal);
-    expect(timed.sends[0]?.signal).not.toBe(caller.signal);
+    const [first, second] = sends.map((s) => s.signal);
+    expect(first).toBeInstanceOf(AbortSignal);
+    expect(second).toBeInstanceOf(AbortSignal);
+    expect(first).not.toBe(caller.signal);
+    expect(second).not.toBe(first);
+    // A client that keeps a listener on the signal it was given keeps it on the attempt's.
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+
+    const pending = new AbortController();
+    const hanging = setup([HANG], { options: { signal: pending.signal } });
+    await vi.waitFor(() => expect(hanging.sends).toHaveLength(1));
+    pending.abort(new Error('gone'));
+    expect((await hanging.finish()).error).toMatchObject({ message: 'gone' });
+    expect(hanging.sends[0]?.signal?.aborted).toBe(true);
   });
 
   it('returns a 3xx or 2xx at once', async () => {
