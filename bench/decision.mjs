@@ -76,13 +76,21 @@ const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }
 const fetchFailed = new TypeError('fetch failed', { cause: reset });
 const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
 
-/** The fields of a failed GET attempt the default verdict reads, whatever the failure. */
-const getAttempt = (state) => ({
+/**
+ * A failed GET attempt as the default verdict reads it, in one literal as the engine builds it
+ * (V8 in Node 20 takes a slow path of microseconds for `{ ...base, more }`).
+ */
+const failedGet = (state, failure) => ({
   attempt: state.attempts,
   method: 'GET',
   url: 'http://127.0.0.1/r/1',
   keyed: false,
   idempotent: true,
+  phase: failure.phase,
+  status: failure.status,
+  hinted: failure.hinted,
+  error: failure.error,
+  code: failure.code,
 });
 
 /**
@@ -93,7 +101,7 @@ function afterResponse(status, headers, state) {
   const now = clock.now();
   const hint = parseRetryHint(headers, now);
   const until = quotaSpentUntil(status, headers, hint);
-  const outcome = { ...getAttempt(state), phase: 'response', status, hinted: hint !== undefined };
+  const outcome = failedGet(state, { phase: 'response', status, hinted: hint !== undefined });
   if (!isRetryableByDefault(outcome, rules)) return -1;
   const decision = decide(policy, state, now, undefined, hint);
   return (decision.retry ? decision.delay : -2) + (until === undefined ? 0 : 1);
@@ -103,13 +111,7 @@ function afterResponse(status, headers, state) {
 function afterTransportError(error, state) {
   const failure = classifyTransportError(error);
   if (!failure) return -1;
-  const outcome = {
-    ...getAttempt(state),
-    phase: failure.phase,
-    hinted: false,
-    error,
-    ...(failure.code === undefined ? {} : { code: failure.code }),
-  };
+  const outcome = failedGet(state, { phase: failure.phase, hinted: false, error, code: failure.code });
   if (!isRetryableByDefault(outcome, rules)) return -1;
   const decision = decide(policy, state, clock.now(), error);
   return decision.retry ? decision.delay : -2;

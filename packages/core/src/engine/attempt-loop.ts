@@ -173,6 +173,45 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
   });
 }
 
+/**
+ * The state with another attempt count, written out field by field: V8 (Node 20) builds
+ * `{ ...state, attempts }` on a slow path that cost some 0.6 µs an attempt.
+ */
+const withAttempts = (state: RetryState, attempts: number): RetryState => ({
+  attempts,
+  startedAt: state.startedAt,
+  totalDelay: state.totalDelay,
+  previousDelay: state.previousDelay,
+});
+
+// One listener per caller's signal, however many requests share it: each request adds a callback
+// to its signal's set and removes it when done, so a signal shared by a thousand requests in flight
+// carries one listener (no MaxListenersExceededWarning), not a thousand.
+const abortCallbacks = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `callback` when `signal` aborts; returns a function that stops that. */
+function onAbort(signal: AbortSignal, callback: () => void): () => void {
+  let callbacks = abortCallbacks.get(signal);
+  if (callbacks === undefined) {
+    const registered = new Set<() => void>();
+    callbacks = registered;
+    abortCallbacks.set(signal, registered);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const call of [...registered]) call();
+        registered.clear();
+      },
+      { once: true },
+    );
+  }
+  callbacks.add(callback);
+  const own = callbacks;
+  return () => {
+    own.delete(callback);
+  };
+}
+
 const plural = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
 
 /**
@@ -208,13 +247,14 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
 
   // `aborted` ends the running attempt and any wait: on the caller's abort, or at the deadline. An
   // AbortController costs some 10 µs to make in Node, so the loop makes one only when something can
-  // abort: with no deadline the caller's signal is used as it is, and with no signal nothing aborts.
-  const request = policy.deadline === undefined ? undefined : new AbortController();
-  const aborted: AbortSignal | undefined = request ? request.signal : signal;
+  // abort (a caller's signal, a deadline); with neither, nothing aborts and no signal is made. The
+  // caller's signal is never handed on: a client keeps listeners on the signal it is given (fetch
+  // until its Request is collected), which would pile up on a signal shared by many requests.
+  const request = policy.deadline === undefined && signal === undefined ? undefined : new AbortController();
+  const aborted: AbortSignal | undefined = request?.signal;
   // `timers` cancels the deadline timer once the request is over, so nothing stays pending.
-  const timers = request ? new AbortController() : undefined;
-  const onCallerAbort = () => request?.abort(signal?.reason);
-  if (request) signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const timers = policy.deadline === undefined ? undefined : new AbortController();
+  const unlink = request && signal ? onAbort(signal, () => request.abort(signal.reason)) : undefined;
   const deadlineAt =
     policy.deadline === undefined ? Number.POSITIVE_INFINITY : state.startedAt + policy.deadline;
   if (request && timers && policy.deadline !== undefined) {
@@ -243,16 +283,11 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
 
   try {
     for (;;) {
-      state = { ...state, attempts: state.attempts + 1 };
+      state = withAttempts(state, state.attempts + 1);
       const now = clock.now();
-      // Each attempt gets a signal of its own whenever something can abort it (a timeout, the
-      // deadline, the caller's signal), linked to the request's: a client that holds on to the signal
-      // it was given (fetch keeps a listener on it until its Request is garbage-collected) then
-      // holds on to this attempt's, never to the caller's long-lived one. With nothing that can
-      // abort, the attempt gets none.
-      const attemptControl =
-        policy.timeout === undefined && aborted === undefined ? undefined : new AbortController();
-      const attemptTimers = policy.timeout === undefined ? undefined : new AbortController();
+      // Its own controller only with a timeout; otherwise the attempt aborts when the request does.
+      const attemptControl = policy.timeout === undefined ? undefined : new AbortController();
+      const attemptTimers = attemptControl ? new AbortController() : undefined;
       const context: LoopAttempt = {
         attempt: state.attempts,
         signal: attemptControl ? attemptControl.signal : aborted,
@@ -274,14 +309,14 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       } catch (error) {
         if (linked) aborted.removeEventListener('abort', forward);
         await spec.release?.();
-        state = { ...state, attempts: state.attempts - 1 };
+        state = withAttempts(state, state.attempts - 1);
         if (aborted?.aborted) throw stopped();
         throw error;
       }
       if (refusal) {
         if (linked) aborted.removeEventListener('abort', forward);
         await spec.release?.();
-        state = { ...state, attempts: state.attempts - 1 };
+        state = withAttempts(state, state.attempts - 1);
         end(refusal.outcome, refusal.error);
         throw refusal.error;
       }
@@ -484,6 +519,6 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
     }
   } finally {
     timers?.abort(SETTLED);
-    if (request) signal?.removeEventListener('abort', onCallerAbort);
+    unlink?.();
   }
 }

@@ -439,15 +439,26 @@ export async function runHttpRequest<R>(
     : undefined;
   let lastStatus: number | undefined;
   let ended: RequestSummary | undefined;
-  const failureBase = (context: LoopAttempt) => {
+  // A failed attempt as `retryOn` sees it. Built in one literal: V8 (Node 20) takes a slow path
+  // of microseconds for `{ ...base, more }`.
+  const classify = (
+    context: LoopAttempt,
+    failure: Pick<HttpOutcome, 'phase' | 'hinted'> & Partial<Pick<HttpOutcome, 'status' | 'error' | 'code'>>,
+  ): Omit<HttpOutcome, 'retryable'> => {
     const keyed = isKeyed();
-    return {
+    const outcome: Record<string, unknown> = {
       attempt: context.attempt,
       method,
       url: exchange.url,
       keyed,
       idempotent: keyed || rules.methods.has(method),
+      phase: failure.phase,
+      hinted: failure.hinted,
     };
+    if (failure.status !== undefined) outcome.status = failure.status;
+    if (failure.error !== undefined) outcome.error = failure.error;
+    if (failure.code !== undefined) outcome.code = failure.code;
+    return outcome as unknown as Omit<HttpOutcome, 'retryable'>;
   };
   /** Judges an attempt in full: classifies a failure, reads the server's hints, paces. */
   async function judgeFully(
@@ -472,30 +483,27 @@ export async function runHttpRequest<R>(
       if (!failed) return { action: 'return', value: outcome.value };
       summary = statusText(response.status, response.statusText);
       const error = exchange.errorOf?.(outcome.value);
-      classified = {
-        ...failureBase(context),
+      classified = classify(context, {
         phase: 'response',
         status: response.status,
         hinted: hint !== undefined,
         ...(error === undefined ? {} : { error }),
-      };
+      });
     } else {
       lastStatus = undefined;
       // An attempt that ran out of `timeout` may have reached the server.
       const failure = timedOut ? { phase: 'unknown' as const } : classifyTransportError(outcome.error);
       if (!failure) return { action: 'throw', error: outcome.error };
-      const code = failure.code === undefined ? {} : { code: failure.code };
-      classified = {
-        ...failureBase(context),
+      classified = classify(context, {
         phase: failure.phase,
         hinted: false,
         error: outcome.error,
-        ...code,
-      };
+        ...(failure.code === undefined ? {} : { code: failure.code }),
+      });
     }
     const byDefault = isRetryableByDefault(classified, rules);
     const retryable = predicate
-      ? (await predicate({ ...classified, retryable: byDefault })) === true
+      ? (await predicate(Object.assign({}, classified, { retryable: byDefault }))) === true
       : byDefault;
     // What the breaker counts: transport failures and transient statuses, whether or not this
     // request may be retried (a 503 on a POST still says the origin is failing); not 4xx.
