@@ -159,7 +159,14 @@ export { MAX_HINT_DELAY, parseRetryHint, type RetryHint, type RetryHintSource } 
 export type { DelayHint, DelayReason } from './policy/decide';
 export { type Decision, decide, initialState, type RetryState, type StopReason } from './policy/decide';
 export { computeDelay, type DelayComputation } from './policy/delay';
-export { DEFAULTS, invalid, MAX_DELAY_LIMIT, mergeOptions, normalizePolicy } from './policy/normalize';
+export {
+  DEFAULTS,
+  describe as describeValue,
+  invalid,
+  MAX_DELAY_LIMIT,
+  mergeOptions,
+  normalizePolicy,
+} from './policy/normalize';
 export type {
   BackoffConfig,
   BackoffContext,

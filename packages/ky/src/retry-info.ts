@@ -1,4 +1,4 @@
-import type { HttpRetryInfo, RequestOutcome } from '@retryline/core';
+import type { HttpErrorRetryInfo } from '@retryline/core';
 import { getRetryInfo as getResponseRetryInfo } from '@retryline/fetch';
 import { HTTPError } from 'ky';
 
@@ -6,9 +6,7 @@ import { HTTPError } from 'ky';
  * How a request went: attempts, total delay, each wait and why, and how it ended. For a request
  * that threw, `outcome` says why it stopped (`exhausted`, `deadline`, `retry-after-too-long` …).
  */
-export interface KyRetryInfo extends Omit<HttpRetryInfo, 'outcome'> {
-  readonly outcome: HttpRetryInfo['outcome'] | RequestOutcome;
-}
+export type KyRetryInfo = HttpErrorRetryInfo;
 
 const infoByError = new WeakMap<object, KyRetryInfo>();
 

@@ -3,17 +3,10 @@
  * written, with a message naming the option, not as a puzzling retry count later on.
  */
 
-/** A value as a message shows it: strings quoted, objects named by kind. */
-export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return `'${value}'`;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
-    return String(value);
-  if (value === null) return 'null';
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'function') return 'a function';
-  if (Array.isArray(value)) return 'an array';
-  return 'an object';
-}
+import { describeValue } from '@retryline/core';
+
+// A value as a message shows it (strings quoted, objects named by kind), as core's messages do.
+export { describeValue };
 
 /** `TypeError: [Retryline msw] Expected <name> to be <expected>, got <value>`. */
 export function invalid(name: string, expected: string, value: unknown): TypeError {

@@ -62,8 +62,8 @@ export function createEmitter(
   const listening = () =>
     listener !== undefined || globalListeners.size > 0 || typeof devtools()?.push === 'function';
   const emit = (payload: EventPayload) => {
+    if (!listening()) return;
     const hook = devtools();
-    if (!listener && globalListeners.size === 0 && typeof hook?.push !== 'function') return;
     const id = typeof requestId === 'function' ? requestId() : requestId;
     const event = { v: 1, requestId: id, t: clock.now(), ...payload } as RetrylineEvent;
     if (listener) deliver(listener, event);

@@ -460,47 +460,16 @@ export async function runHttpRequest<R>(
     if (failure.code !== undefined) outcome.code = failure.code;
     return outcome as unknown as Omit<HttpOutcome, 'retryable'>;
   };
-  /** Judges an attempt in full: classifies a failure, reads the server's hints, paces. */
-  async function judgeFully(
+  /**
+   * The verdict on a failed attempt: retried or not by the rules (and the caller's `retryOn`, which
+   * may be async), with how it reflects on the origin's health.
+   */
+  async function judgeFailure(
     outcome: AttemptResult<R>,
-    context: LoopAttempt,
-    timedOut: boolean,
+    classified: Omit<HttpOutcome, 'retryable'>,
+    hint: ReturnType<typeof parseRetryHint>,
+    summary: string | undefined,
   ): Promise<Verdict<R>> {
-    let classified: Omit<HttpOutcome, 'retryable'>;
-    let hint: ReturnType<typeof parseRetryHint>;
-    let summary: string | undefined;
-    if (outcome.ok) {
-      const response = exchange.inspect(outcome.value);
-      lastStatus = response.status;
-      const failed = exchange.failed ? exchange.failed(outcome.value) : response.status >= 400;
-      const pacing = guards.pacing && hooks !== undefined;
-      if (!failed && !pacing) return { action: 'return', value: outcome.value };
-      hint = parseRetryHint(response.headers, policy.clock.now());
-      if (pacing) {
-        const until = quotaSpentUntil(response.status, response.headers, hint);
-        if (until !== undefined) await hooks.pace(until);
-      }
-      if (!failed) return { action: 'return', value: outcome.value };
-      summary = statusText(response.status, response.statusText);
-      const error = exchange.errorOf?.(outcome.value);
-      classified = classify(context, {
-        phase: 'response',
-        status: response.status,
-        hinted: hint !== undefined,
-        ...(error === undefined ? {} : { error }),
-      });
-    } else {
-      lastStatus = undefined;
-      // An attempt that ran out of `timeout` may have reached the server.
-      const failure = timedOut ? { phase: 'unknown' as const } : classifyTransportError(outcome.error);
-      if (!failure) return { action: 'throw', error: outcome.error };
-      classified = classify(context, {
-        phase: failure.phase,
-        hinted: false,
-        error: outcome.error,
-        ...(failure.code === undefined ? {} : { code: failure.code }),
-      });
-    }
     const byDefault = isRetryableByDefault(classified, rules);
     const retryable = predicate
       ? (await predicate(Object.assign({}, classified, { retryable: byDefault }))) === true
@@ -538,24 +507,43 @@ export async function runHttpRequest<R>(
     run: (context) =>
       exchange.send({ attempt: context.attempt, signal: context.signal, headers: headersFor(context) }),
     judge(outcome, context, timedOut) {
-      // The happy path, without a turn of the event loop: a success that says nothing about quota.
-      if (outcome.ok) {
-        const response = exchange.inspect(outcome.value);
-        const failed = exchange.failed ? exchange.failed(outcome.value) : response.status >= 400;
-        if (!failed) {
-          lastStatus = response.status;
-          const spentUntil =
-            guards.pacing && hooks !== undefined
-              ? quotaSpentUntil(
-                  response.status,
-                  response.headers,
-                  parseRetryHint(response.headers, policy.clock.now()),
-                )
-              : undefined;
-          if (spentUntil === undefined) return { action: 'return', value: outcome.value };
-        }
+      if (!outcome.ok) {
+        lastStatus = undefined;
+        // An attempt that ran out of `timeout` may have reached the server.
+        const failure = timedOut ? { phase: 'unknown' as const } : classifyTransportError(outcome.error);
+        if (!failure) return { action: 'throw', error: outcome.error };
+        const classified = classify(context, {
+          phase: failure.phase,
+          hinted: false,
+          error: outcome.error,
+          ...(failure.code === undefined ? {} : { code: failure.code }),
+        });
+        return judgeFailure(outcome, classified, undefined, undefined);
       }
-      return judgeFully(outcome, context, timedOut);
+      const response = exchange.inspect(outcome.value);
+      lastStatus = response.status;
+      const failed = exchange.failed ? exchange.failed(outcome.value) : response.status >= 400;
+      const pacing = guards.pacing && hooks !== undefined;
+      // A success with pacing off is judged at once, without reading a header.
+      if (!failed && !pacing) return { action: 'return', value: outcome.value };
+      const hint = parseRetryHint(response.headers, policy.clock.now());
+      const verdict = (): Verdict<R> | Promise<Verdict<R>> => {
+        if (!failed) return { action: 'return', value: outcome.value };
+        const error = exchange.errorOf?.(outcome.value);
+        const classified = classify(context, {
+          phase: 'response',
+          status: response.status,
+          hinted: hint !== undefined,
+          ...(error === undefined ? {} : { error }),
+        });
+        return judgeFailure(outcome, classified, hint, statusText(response.status, response.statusText));
+      };
+      // Only a response that says the quota is spent waits on the store: the happy path takes no
+      // turn of the event loop.
+      const spentUntil = pacing ? quotaSpentUntil(response.status, response.headers, hint) : undefined;
+      return spentUntil === undefined || hooks === undefined
+        ? verdict()
+        : hooks.pace(spentUntil).then(verdict);
     },
     describe(outcome) {
       if (outcome.ok) {
