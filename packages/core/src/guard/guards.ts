@@ -207,6 +207,7 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
   const { clock } = policy;
   let holder: string | undefined;
 
+  /** Reports a wait a guard made the attempt sit out (a store that merely took time to answer is none). */
   const waited = (attempt: number, guard: 'limiter' | 'bulkhead' | 'pacing', since: number) => {
     const ms = clock.now() - since;
     if (ms > 0) emit({ type: 'guard-wait', attempt, guard, key, waited: ms });
@@ -236,6 +237,7 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
 
   async function takeToken(attempt: LoopAttempt, bucket: TokenBucketConfig, mode: 'wait' | 'reject') {
     const since = clock.now();
+    let slept = false;
     for (;;) {
       const at = clock.now();
       const take = await store.limiterTake(key, bucket, 1, at);
@@ -251,8 +253,9 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
         };
       }
       await clock.sleep(retryAt - at, attempt.signal);
+      slept = true;
     }
-    waited(attempt.attempt, 'limiter', since);
+    if (slept) waited(attempt.attempt, 'limiter', since);
     return undefined;
   }
 
@@ -272,12 +275,13 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
   ): Promise<Refusal | undefined> {
     const id = randomUuid();
     const since = clock.now();
+    let queued = false;
     for (;;) {
       const gen = waiters.gen;
       const result = await store.bulkheadAcquire(key, config, id, clock.now());
       if (result === 'acquired') {
         holder = id;
-        waited(attempt.attempt, 'bulkhead', since);
+        if (queued) waited(attempt.attempt, 'bulkhead', since);
         return undefined;
       }
       if (result === 'rejected') {
@@ -289,6 +293,7 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
           ),
         };
       }
+      queued = true;
       if (waiters.gen !== gen) continue; // a place was freed while we asked
       try {
         await wakeOrPoll(waiters, attempt.signal);
