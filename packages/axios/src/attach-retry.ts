@@ -8,6 +8,7 @@ import {
   type PreparedHttpOptions,
   prepareHttpOptions,
   RetriesExhaustedError,
+  revealRetryInfo,
   runHttpRequest,
 } from '@retryline/core';
 import axios, {
@@ -46,7 +47,7 @@ const warned = new WeakSet<AxiosInstance>();
  */
 export function getRetryInfo(responseOrError: unknown): Partial<HttpRetryInfo> | undefined {
   return typeof responseOrError === 'object' && responseOrError !== null
-    ? infoByResult.get(responseOrError)
+    ? revealRetryInfo(infoByResult.get(responseOrError))
     : undefined;
 }
 

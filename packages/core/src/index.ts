@@ -153,6 +153,7 @@ export {
   prepareHttpOptions,
   type ResolvedHttpOptions,
   resolveHttpOptions,
+  revealRetryInfo,
   runHttpRequest,
 } from './http/request-engine';
 export { MAX_HINT_DELAY, parseRetryHint, type RetryHint, type RetryHintSource } from './http/retry-hint';

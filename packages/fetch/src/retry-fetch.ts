@@ -6,6 +6,7 @@ import {
   type HttpRetryOptions,
   invalid,
   prepareHttpOptions,
+  revealRetryInfo,
   runHttpRequest,
 } from '@retryline/core';
 
@@ -41,7 +42,7 @@ export function getRetryInfo(response: Response): HttpRetryInfo | undefined;
 export function getRetryInfo(error: unknown): HttpRetryInfo | HttpErrorRetryInfo | undefined;
 export function getRetryInfo(responseOrError: unknown): HttpRetryInfo | HttpErrorRetryInfo | undefined {
   if (typeof Response !== 'undefined' && responseOrError instanceof Response) {
-    return infoByResponse.get(responseOrError);
+    return revealRetryInfo(infoByResponse.get(responseOrError));
   }
   return errorRetryInfo(responseOrError);
 }
@@ -58,6 +59,12 @@ function isReplayable(body: unknown): boolean {
     (typeof FormData !== 'undefined' && body instanceof FormData) ||
     (typeof URLSearchParams !== 'undefined' && body instanceof URLSearchParams)
   );
+}
+
+/** `init` without Retryline's own `retry` field, which is not fetch's. */
+function withoutRetry(init: RetryRequestInit): RequestInit {
+  const { retry: _retry, ...rest } = init;
+  return rest;
 }
 
 const isFormData = (body: unknown): body is FormData =>
@@ -121,7 +128,9 @@ export function retryFetch(
   const prepared = prepareHttpOptions(rest);
 
   return async function fetchWithRetry(input, init = {}) {
-    const { retry, ...given } = init;
+    // Not `const { retry, ...given } = init`: V8 (Node 20) copies with a rest pattern on a slow path.
+    const retry = init.retry;
+    const given = retry === undefined ? init : withoutRetry(init);
     const rest = given.body != null && isFormData(given.body) ? await freezeFormData(given) : given;
     const perCall: HttpRetryOptions | undefined = retry === false ? { retry: false } : retry;
     const request = isRequest(input) ? input : undefined;
@@ -144,11 +153,10 @@ export function retryFetch(
         const headers =
           names.length === 0 && rest.headers === undefined ? undefined : copyHeaders(callerHeaders);
         for (const name of names) headers?.set(name, added[name] as string);
-        const attemptInit: RequestInit = {
-          ...rest,
-          ...(attemptSignal ? { signal: attemptSignal } : {}),
-          ...(headers ? { headers } : {}),
-        };
+        // Each attempt gets its own init, in case the fetch it calls changes it.
+        const attemptInit: RequestInit = Object.assign({}, rest);
+        if (attemptSignal) attemptInit.signal = attemptSignal;
+        if (headers) attemptInit.headers = headers;
         return request ? fetchImpl(request.clone(), attemptInit) : fetchImpl(input, attemptInit);
       },
       // A Response has the fields the engine reads; its headers are read only when needed.

@@ -284,7 +284,8 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
   try {
     for (;;) {
       state = withAttempts(state, state.attempts + 1);
-      const now = clock.now();
+      // The first attempt starts when the request does (one clock read fewer on the happy path).
+      const now = state.attempts === 1 ? state.startedAt : clock.now();
       // Its own controller only with a timeout; otherwise the attempt aborts when the request does.
       const attemptControl = policy.timeout === undefined ? undefined : new AbortController();
       const attemptTimers = attemptControl ? new AbortController() : undefined;
@@ -347,14 +348,15 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       const released = spec.release?.();
       if (released) await released;
 
-      const duration = clock.now() - now;
+      // The attempt's end, read only for an event: a clock read is a cost on the happy path.
+      const endedAt = emit.listening() ? clock.now() : undefined;
       if (aborted?.aborted) {
         if (result.ok) spec.discard?.(result.value);
         emit({
           type: 'attempt-end',
           attempt,
           outcome: 'aborted',
-          duration,
+          duration: (endedAt ?? clock.now()) - now,
           error: summarizeError(aborted?.reason),
         });
         throw stopped();
@@ -395,7 +397,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           type: 'attempt-end',
           attempt,
           outcome,
-          duration,
+          duration: (endedAt ?? clock.now()) - now,
           ...details,
           ...(result.ok ? {} : { error: summarizeError(result.error) }),
         });

@@ -221,8 +221,9 @@ describe('the devtools hook', () => {
 
     const silent = counting();
     expect((await runRetry(silent.clock)).value).toBe('done');
-    // One read per event built, and one more: request-end's duration is measured only for the event.
-    expect(withListener.now.mock.calls.length - silent.now.mock.calls.length).toBe(own.length + 1);
+    // One read per event built, and one more per duration measured only for an event: request-end's,
+    // and each of the two attempts' end.
+    expect(withListener.now.mock.calls.length - silent.now.mock.calls.length).toBe(own.length + 1 + 2);
 
     const spy = vi.fn();
     const hookless = counting();

@@ -58,10 +58,8 @@ export function createEmitter(
   requestId: string | (() => string),
   clock: Clock,
 ): Emit {
-  const devtools = () => (globalThis as { [DEVTOOLS_HOOK]?: DevtoolsHook })[DEVTOOLS_HOOK];
-  const listening = () =>
-    listener !== undefined || globalListeners.size > 0 || typeof devtools()?.push === 'function';
-  const emit = (payload: EventPayload) => {
+  const listening = listener === undefined ? anyoneListening : always;
+  const emit = ((payload: EventPayload) => {
     if (!listening()) return;
     const hook = devtools();
     const id = typeof requestId === 'function' ? requestId() : requestId;
@@ -69,6 +67,12 @@ export function createEmitter(
     if (listener) deliver(listener, event);
     for (const global of globalListeners) deliver(global, event);
     if (typeof hook?.push === 'function') deliver((e) => hook.push(e), event);
-  };
-  return Object.assign(emit, { listening });
+  }) as Emit;
+  // Shared functions, not closures: an emitter is made per request, and usually nobody listens.
+  emit.listening = listening;
+  return emit;
 }
+
+const devtools = () => (globalThis as { [DEVTOOLS_HOOK]?: DevtoolsHook })[DEVTOOLS_HOOK];
+const anyoneListening = () => globalListeners.size > 0 || typeof devtools()?.push === 'function';
+const always = () => true;

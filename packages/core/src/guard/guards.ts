@@ -346,11 +346,13 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
   }
 
   /** The budget counts a first attempt, then the breaker admits or refuses; at once when the store answers at once. */
-  function budgetAndBreaker(attempt: LoopAttempt): Refusal | undefined | Promise<Refusal | undefined> {
-    const now = clock.now();
+  function budgetAndBreaker(
+    attempt: LoopAttempt,
+    now = clock.now(),
+  ): Refusal | undefined | Promise<Refusal | undefined> {
     const counted = attempt.attempt === 1 && budget ? store.budgetRequest(key, budget, now) : undefined;
+    if (!breaker) return counted instanceof Promise ? counted.then(() => undefined) : undefined;
     const admit = () => {
-      if (!breaker) return undefined;
       const admission = store.breakerAdmit(key, breaker, now);
       return admission instanceof Promise
         ? admission.then((answer) => breakerSays(attempt, answer))
@@ -396,12 +398,13 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
       if (limiter || bulkhead) return admitWithWaits(attempt);
       if (!guards.pacing) return budgetAndBreaker(attempt);
       const now = clock.now();
-      const paused = (until: number | undefined) => until !== undefined && until > now;
       const until = store.pacingGet(key, now);
       if (until instanceof Promise) {
-        return until.then((at) => (paused(at) ? admitWithWaits(attempt) : budgetAndBreaker(attempt)));
+        return until.then((at) =>
+          at !== undefined && at > now ? admitWithWaits(attempt) : budgetAndBreaker(attempt),
+        );
       }
-      return paused(until) ? admitWithWaits(attempt) : budgetAndBreaker(attempt);
+      return until !== undefined && until > now ? admitWithWaits(attempt) : budgetAndBreaker(attempt, now);
     },
     record(health) {
       if (!breaker) return undefined;

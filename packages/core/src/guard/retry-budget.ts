@@ -151,7 +151,13 @@ function limit(config: RetryBudgetConfig, requests: number): number {
 }
 
 function remaining(config: RetryBudgetConfig, buckets: readonly BudgetBucket[]): number {
-  const { requests, retries } = totals(buckets);
+  // Summed here rather than through totals(): this runs on every request, and allocates nothing.
+  let requests = 0;
+  let retries = 0;
+  for (const bucket of buckets) {
+    requests += bucket.requests;
+    retries += bucket.retries;
+  }
   return Math.max(0, Math.floor(limit(config, requests) - retries));
 }
 
@@ -174,14 +180,23 @@ function prune(
   config: RetryBudgetConfig,
   now: number,
 ): { slot: number; buckets: readonly BudgetBucket[] } {
+  const slot = slotAt(state, config, now);
+  return { slot, buckets: inWindow(state.buckets, slot) };
+}
+
+/** The bucket `now` counts in. */
+function slotAt(state: BudgetState, config: RetryBudgetConfig, now: number): number {
   const newest = state.buckets.at(-1)?.slot ?? Number.NEGATIVE_INFINITY;
   // now × 10 / windowMs rather than now / (windowMs / 10): exact for whole milliseconds.
-  const slot = Math.max(Math.floor((now * BUDGET_BUCKETS) / config.windowMs), newest);
+  return Math.max(Math.floor((now * BUDGET_BUCKETS) / config.windowMs), newest);
+}
+
+/** The buckets still in the window that ends with `slot`. */
+function inWindow(buckets: readonly BudgetBucket[], slot: number): readonly BudgetBucket[] {
   const oldest = slot - BUDGET_BUCKETS + 1;
   // Buckets are oldest first: nothing to drop (the usual case) when the first is still in the window.
-  const { buckets } = state;
-  if (buckets.length === 0 || (buckets[0] as BudgetBucket).slot >= oldest) return { slot, buckets };
-  return { slot, buckets: buckets.filter((bucket) => bucket.slot >= oldest) };
+  if (buckets.length === 0 || (buckets[0] as BudgetBucket).slot >= oldest) return buckets;
+  return buckets.filter((bucket) => bucket.slot >= oldest);
 }
 
 function count(
@@ -190,8 +205,8 @@ function count(
   now: number,
   field: 'requests' | 'retries',
 ): readonly BudgetBucket[] {
-  const current = prune(state, config, now);
-  return bump(current.buckets, current.slot, field);
+  const slot = slotAt(state, config, now);
+  return bump(inWindow(state.buckets, slot), slot, field);
 }
 
 function bump(

@@ -165,8 +165,14 @@ export function memoryStore(): MemoryStore {
     rule: (state: S) => R,
   ): R => {
     sweep(now);
-    const result = rule(map.get(key)?.state ?? fresh());
-    map.set(key, { state: result.state, config, last: now });
+    const slot = map.get(key);
+    const result = rule(slot ? slot.state : fresh());
+    // The key's slot is updated in place: no allocation, no second hash of the key.
+    if (slot) {
+      slot.state = result.state;
+      slot.config = config;
+      slot.last = now;
+    } else map.set(key, { state: result.state, config, last: now });
     return result;
   };
   // A bulkhead nobody holds or waits for is dropped at once.

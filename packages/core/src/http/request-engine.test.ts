@@ -21,6 +21,7 @@ import {
   type HttpRetryOptions,
   originOf,
   resolveHttpOptions,
+  revealRetryInfo,
   runHttpRequest,
 } from './request-engine';
 
@@ -125,7 +126,7 @@ describe('runHttpRequest', () => {
     const state = await finish();
     expect(sends).toHaveLength(3);
     expect(state.value?.response).toBe(script[2]);
-    expect(state.value?.info).toEqual({
+    expect(revealRetryInfo(state.value?.info)).toEqual({
       requestId: expect.stringMatching(UUID_V4),
       attempts: 3,
       totalDelay: 2000,
@@ -327,6 +328,27 @@ describe('runHttpRequest', () => {
         { 'X-Request-Id': id },
         { 'X-Request-Id': id },
       ]);
+    });
+
+    it('draws the id only when it is read, then keeps it as a plain field', async () => {
+      const draw = vi.spyOn(globalThis.crypto, 'randomUUID');
+      try {
+        const { finish } = setup([res(200)]);
+        const info = (await finish()).value?.info;
+        expect(draw).not.toHaveBeenCalled();
+        const id = info?.requestId;
+        expect(id).toMatch(UUID_V4);
+        expect(info?.requestId).toBe(id);
+        expect(draw).toHaveBeenCalledTimes(1);
+        expect(Object.keys(info ?? {})).toContain('requestId');
+        expect(JSON.parse(JSON.stringify(info)).requestId).toBe(id);
+        // revealRetryInfo draws it for a caller that will copy the object.
+        const other = (await setup([res(200)]).finish()).value?.info;
+        expect({ ...revealRetryInfo(other) }.requestId).toMatch(UUID_V4);
+        expect(draw).toHaveBeenCalledTimes(2);
+      } finally {
+        draw.mockRestore();
+      }
     });
 
     it('uses the requestId option as the id', async () => {

@@ -337,7 +337,17 @@ export function originOf(url: string): string {
 
 function resolveGuardKey(options: HttpRetryOptions) {
   const guardKey = optionalFunction<(request: KeyedRequest) => string>('guardKey', own(options, 'guardKey'));
-  return guardKey ?? ((request: KeyedRequest) => originOf(request.url));
+  if (guardKey) return guardKey;
+  // A client mostly calls the same URLs: the last one's origin is kept, a regex saved per request.
+  let lastUrl: string | undefined;
+  let lastOrigin = '';
+  return (request: KeyedRequest) => {
+    if (request.url !== lastUrl) {
+      lastOrigin = originOf(request.url);
+      lastUrl = request.url;
+    }
+    return lastOrigin;
+  };
 }
 
 /**
@@ -595,16 +605,44 @@ export async function runHttpRequest<R>(
     }
     throw error;
   }
-  return {
-    response: result.value,
-    info: {
-      requestId: idOf(),
-      attempts: result.attempts,
-      totalDelay: result.totalDelay,
-      delays: result.delays,
-      outcome: result.outcome,
-    },
-  };
+  return { response: result.value, info: new SettledRetryInfo(idOf, result) };
+}
+
+/**
+ * A settled request's {@link HttpRetryInfo}. Its id is drawn the first time it is read, then kept
+ * as an ordinary property: a UUID costs microseconds, and most requests are never asked for theirs.
+ */
+class SettledRetryInfo implements HttpRetryInfo {
+  readonly attempts: number;
+  readonly totalDelay: number;
+  readonly delays: readonly ScheduledDelay[];
+  readonly outcome: LoopResult<unknown>['outcome'];
+  readonly #idOf: () => string;
+
+  constructor(idOf: () => string, result: LoopResult<unknown>) {
+    this.#idOf = idOf;
+    this.attempts = result.attempts;
+    this.totalDelay = result.totalDelay;
+    this.delays = result.delays;
+    this.outcome = result.outcome;
+  }
+
+  get requestId(): string {
+    // Read through another receiver (a test library's copy of the object), there is nothing to draw.
+    if (!(#idOf in this)) return undefined as unknown as string;
+    const requestId = this.#idOf();
+    Object.defineProperty(this, 'requestId', { value: requestId, enumerable: true });
+    return requestId;
+  }
+}
+
+/**
+ * `info` with its request id drawn, for handing to a caller: every field an own property, as
+ * `console.log`, spreading and `JSON.stringify` expect. Adapters' `getRetryInfo` return this.
+ */
+export function revealRetryInfo<T extends { readonly requestId?: string } | undefined>(info: T): T {
+  if (info !== undefined) void info.requestId;
+  return info;
 }
 
 /** Response headers as entries or a record, whatever the client gave (fetch Headers, AxiosHeaders). */
