@@ -41,3 +41,69 @@ describe('retryFetch: which fetch it calls', () => {
     expect(call).toThrow('Expected fetchImpl to be a fetch function, got 42');
   });
 });
+
+describe('retryFetch: a Request as input', () => {
+  const unavailable = () => Promise.resolve(new Response('busy', { status: 503 }));
+
+  it('sends a Request without a body as it is on every attempt, and clones one with a body', async () => {
+    const sent: unknown[] = [];
+    const fetchImpl = vi.fn((input: RequestInfo | URL) => {
+      sent.push(input);
+      return sent.length < 3 ? unavailable() : Promise.resolve(new Response('ok'));
+    });
+    const client = retryFetch(fetchImpl, { retries: 2, backoff: 'constant', jitter: 'none', maxDelay: 1 });
+    const get = new Request('https://api.example/x');
+    await client(get, { retry: { backoff: { strategy: 'constant', base: 1 } } });
+    expect(sent).toEqual([get, get, get]);
+    expect(sent.every((input) => input === get)).toBe(true);
+
+    sent.length = 0;
+    const put = new Request('https://api.example/x', { method: 'PUT', body: 'v2' });
+    const response = await client(put, { retry: { backoff: { strategy: 'constant', base: 1 } } });
+    expect(await response.text()).toBe('ok');
+    expect(sent).toHaveLength(3);
+    expect(sent.some((input) => input === put)).toBe(false);
+    expect(await Promise.all(sent.map((input) => (input as Request).text()))).toEqual(['v2', 'v2', 'v2']);
+    expect(put.bodyUsed).toBe(false);
+  });
+
+  it("follows a Request's own signal with no controller of its own, and its abort stops a wait at once", async () => {
+    const controller = new AbortController();
+    const request = new Request('https://api.example/x', { signal: controller.signal });
+    const made = vi.spyOn(globalThis, 'AbortController');
+    try {
+      let sends = 0;
+      const fetchImpl = (_input: RequestInfo | URL, init?: RequestInit) => {
+        sends++;
+        expect(init?.signal).toBe(request.signal);
+        return unavailable();
+      };
+      const client = retryFetch(fetchImpl, { retries: 3, backoff: { strategy: 'constant', base: 60_000 } });
+      const pending = client(request);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(sends).toBe(1); // waiting a minute before the second attempt
+      const started = Date.now();
+      controller.abort(new Error('user left'));
+      await expect(pending).rejects.toThrow('user left');
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(sends).toBe(1);
+      expect(made).not.toHaveBeenCalled();
+    } finally {
+      made.mockRestore();
+    }
+  });
+
+  it('still makes its own controller for a signal given in init, which other requests may share', async () => {
+    const shared = new AbortController();
+    const seen: unknown[] = [];
+    const fetchImpl = (_input: RequestInfo | URL, init?: RequestInit) => {
+      seen.push(init?.signal);
+      return Promise.resolve(new Response('ok'));
+    };
+    const client = retryFetch(fetchImpl, { retries: 0 });
+    await client(new Request('https://api.example/x'), { signal: shared.signal });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBeInstanceOf(AbortSignal);
+    expect(seen[0]).not.toBe(shared.signal);
+  });
+});

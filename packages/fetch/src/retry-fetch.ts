@@ -135,7 +135,6 @@ export function retryFetch(
     const perCall: HttpRetryOptions | undefined = retry === false ? { retry: false } : retry;
     const request = isRequest(input) ? input : undefined;
     const signal = rest.signal ?? request?.signal;
-    const merged = prepared.with(signal ? { ...perCall, signal } : perCall);
     // fetch's rule: init.headers, when given, replace the Request's headers.
     const callerHeaders = rest.headers ?? request?.headers;
     const url = request ? request.url : input instanceof URL ? input.href : String(input);
@@ -147,7 +146,11 @@ export function retryFetch(
       headers: callerHeaders as HeaderSource | undefined,
       // A Request's own body is replayed from clones of the untouched original.
       replayable: rest.body === undefined ? true : isReplayable(rest.body),
-      options: merged,
+      options: prepared.with(perCall),
+      signal: signal ?? undefined,
+      // A Request's signal is made with it (it follows the one the Request was given), so it is
+      // this request's alone; a signal in init may be shared by many requests.
+      ownSignal: rest.signal == null && request !== undefined,
       send({ signal: attemptSignal, headers: added }) {
         const names = Object.keys(added);
         const headers =
@@ -157,7 +160,10 @@ export function retryFetch(
         const attemptInit: RequestInit = Object.assign({}, rest);
         if (attemptSignal) attemptInit.signal = attemptSignal;
         if (headers) attemptInit.headers = headers;
-        return request ? fetchImpl(request.clone(), attemptInit) : fetchImpl(input, attemptInit);
+        // A Request with a body is sent as a clone, so the original stays unread for the next
+        // attempt; one without (a GET) can be sent as it is, every time.
+        const sent = request && request.body !== null ? request.clone() : input;
+        return fetchImpl(sent, attemptInit);
       },
       // A Response has the fields the engine reads; its headers are read only when needed.
       inspect: (res) => res,

@@ -48,6 +48,11 @@ declare module 'ky' {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+function withoutRetryline(init: RequestInit): RequestInit {
+  const { retryline: _retryline, ...rest } = init as RequestInit & { retryline?: unknown };
+  return rest;
+}
+
 const KY_RETRY_WARNING =
   "[Retryline] ky's own retry is switched off for this client: Retryline already retries each request, " +
   'and retrying at two layers multiplies the attempts (and the load on a failing server). ' +
@@ -95,7 +100,9 @@ export function retryline(options: KyRetryOptions = {}): Options {
 
   async function fetchWithRetry(input: Input, init: RequestInit = {}): Promise<Response> {
     // ky (1.1.1 and later) hands fetch the options it does not know itself, `retryline` among them.
-    const { retryline: perCall, ...rest } = init as RequestInit & { retryline?: unknown };
+    const perCall = (init as RequestInit & { retryline?: unknown }).retryline;
+    // Not a rest pattern, which V8 (Node 20) copies on a slow path: init is copied only to drop the field.
+    const rest = perCall === undefined ? init : withoutRetryline(init);
     if (perCall !== undefined && perCall !== false && !isPlainObject(perCall)) {
       throw invalid('retryline', 'an object or false', perCall);
     }

@@ -82,6 +82,11 @@ export interface ScheduledDelay {
 export interface LoopSpec<V> {
   readonly policy: ResolvedPolicy;
   readonly signal: AbortSignal | undefined;
+  /**
+   * `signal` belongs to this request alone: with no deadline, attempts and waits follow it as it
+   * is, and the loop makes no controller of its own (an HTTP exchange's `ownSignal`).
+   */
+  readonly ownSignal?: boolean;
   /** Names the request in error messages: `Operation`, `GET https://api.example/x`. */
   readonly label: string;
   readonly emit: Emit;
@@ -250,8 +255,12 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
   // abort (a caller's signal, a deadline); with neither, nothing aborts and no signal is made. The
   // caller's signal is never handed on: a client keeps listeners on the signal it is given (fetch
   // until its Request is collected), which would pile up on a signal shared by many requests.
-  const request = policy.deadline === undefined && signal === undefined ? undefined : new AbortController();
-  const aborted: AbortSignal | undefined = request?.signal;
+  // A signal that is this request's alone (a fetch Request's own) is followed as it is, unless a
+  // deadline must abort too.
+  const direct = policy.deadline === undefined && spec.ownSignal === true;
+  const request =
+    policy.deadline === undefined && (signal === undefined || direct) ? undefined : new AbortController();
+  const aborted: AbortSignal | undefined = direct ? signal : request?.signal;
   // `timers` cancels the deadline timer once the request is over, so nothing stays pending.
   const timers = policy.deadline === undefined ? undefined : new AbortController();
   const unlink = request && signal ? onAbort(signal, () => request.abort(signal.reason)) : undefined;

@@ -143,6 +143,18 @@ export interface HttpExchange<R> {
   failed?(response: R): boolean;
   /** The client's error for a failed response (axios's `AxiosError`), shown to `retryOn` and `onRetry`. */
   errorOf?(response: R): unknown;
+  /**
+   * `true` when the options' `signal` belongs to this request alone (a fetch `Request`'s own
+   * signal, made with the Request): attempts may then follow it as it is, with no controller of
+   * Retryline's in between. A signal the caller may share between requests is never handed on.
+   * @default false
+   */
+  readonly ownSignal?: boolean;
+  /**
+   * The request's abort signal as its client carries it (fetch's `init.signal`, a Request's own),
+   * over the options' `signal`: given here, it costs no resolving of options per request.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** What happened to a request: what `getRetryInfo()` returns. */
@@ -368,7 +380,7 @@ export async function runHttpRequest<R>(
     attemptHeader,
     deadlineHeader,
     redacted,
-    signal,
+    signal: optionsSignal,
     onRetry,
     onEvent,
     requestId: given,
@@ -377,6 +389,7 @@ export async function runHttpRequest<R>(
   } = resolved.has(exchange.options)
     ? (exchange.options as ResolvedHttpOptions)
     : resolveHttpOptions(exchange.options as HttpRetryOptions);
+  const signal = exchange.signal === undefined ? optionsSignal : expectSignal(exchange.signal);
   const method = exchange.method.toUpperCase();
   // The caller's headers, names lower-cased: read only when something needs them (an option that
   // names a header, a failure to classify, an event), as copying them is a cost on the happy path.
@@ -507,6 +520,7 @@ export async function runHttpRequest<R>(
       ended = summary;
     },
     signal,
+    ownSignal: exchange.ownSignal === true,
     label: `${method} ${url}`,
     emit,
     start: { client: exchange.client, method, url },
