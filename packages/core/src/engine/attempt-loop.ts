@@ -96,6 +96,11 @@ export interface LoopSpec<V> {
   prepare?(attempt: LoopAttempt): Record<string, unknown>;
   /** Performs one attempt. */
   run(attempt: LoopAttempt): Promise<V>;
+  /**
+   * How the first attempt went, when the caller already made it (admitted by the guards and sent,
+   * with no timeout): the loop starts by judging it, and runs only the attempts after it.
+   */
+  readonly first?: AttemptResult<V> | undefined;
 
   /** Judges how an attempt settled (never called for the caller's abort or the deadline). */
   judge(result: AttemptResult<V>, attempt: LoopAttempt, timedOut: boolean): Verdict<V> | Promise<Verdict<V>>;
@@ -159,7 +164,7 @@ function after(clock: Clock, ms: number, cancel: AbortSignal, fire: () => void):
 }
 
 /** Settles with `promise`, or rejects with `signal.reason` as soon as `signal` aborts. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise;
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
@@ -295,8 +300,9 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       state = withAttempts(state, state.attempts + 1);
       // The first attempt starts when the request does (one clock read fewer on the happy path).
       const now = state.attempts === 1 ? state.startedAt : clock.now();
+      const made = state.attempts === 1 ? spec.first : undefined;
       // Its own controller only with a timeout; otherwise the attempt aborts when the request does.
-      const attemptControl = policy.timeout === undefined ? undefined : new AbortController();
+      const attemptControl = policy.timeout === undefined || made ? undefined : new AbortController();
       const attemptTimers = attemptControl ? new AbortController() : undefined;
       const context: LoopAttempt = {
         attempt: state.attempts,
@@ -314,7 +320,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       else if (linked) aborted.addEventListener('abort', forward, { once: true });
       let refusal: Refusal | undefined;
       try {
-        const admitted = spec.admit?.(context);
+        const admitted = made ? undefined : spec.admit?.(context);
         refusal = admitted instanceof Promise ? await admitted : admitted;
       } catch (error) {
         if (linked) aborted.removeEventListener('abort', forward);
@@ -330,7 +336,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         end(refusal.outcome, refusal.error);
         throw refusal.error;
       }
-      if (emit.listening()) emit({ type: 'attempt-start', attempt, ...spec.prepare?.(context) });
+      if (!made && emit.listening()) emit({ type: 'attempt-start', attempt, ...spec.prepare?.(context) });
 
       const timeout = policy.timeout;
       if (attemptTimers && timeout !== undefined) {
@@ -345,13 +351,16 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         );
       }
       let result: AttemptResult<V>;
-      try {
-        result = { ok: true, value: await raceAbort(spec.run(context), context.signal) };
-      } catch (error) {
-        result = { ok: false, error };
-      } finally {
-        attemptTimers?.abort(SETTLED);
-        if (linked) aborted.removeEventListener('abort', forward);
+      if (made) result = made;
+      else {
+        try {
+          result = { ok: true, value: await raceAbort(spec.run(context), context.signal) };
+        } catch (error) {
+          result = { ok: false, error };
+        } finally {
+          attemptTimers?.abort(SETTLED);
+          if (linked) aborted.removeEventListener('abort', forward);
+        }
       }
       // Awaited only when there is something to wait for: each await is a turn of the event loop.
       const released = spec.release?.();

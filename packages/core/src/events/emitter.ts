@@ -74,5 +74,7 @@ export function createEmitter(
 }
 
 const devtools = () => (globalThis as { [DEVTOOLS_HOOK]?: DevtoolsHook })[DEVTOOLS_HOOK];
-const anyoneListening = () => globalListeners.size > 0 || typeof devtools()?.push === 'function';
+/** Whether a subscriber or the devtools hook receives events now (a client's own listener aside). */
+export const anyoneListening = (): boolean =>
+  globalListeners.size > 0 || typeof devtools()?.push === 'function';
 const always = () => true;

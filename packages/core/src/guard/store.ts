@@ -138,6 +138,11 @@ interface Slot<S, C> {
  * a closed breaker untouched for a minute (a key quiet that long starts afresh; an open or
  * half-open breaker is kept); expired pacing. Bulkheads are dropped as soon as nobody holds or waits.
  */
+const memoryStores = new WeakSet<Store>();
+
+/** Whether `store` is a {@link memoryStore}, whose per-request operations answer at once. */
+export const answersAtOnce = (store: Store): store is MemoryStore => memoryStores.has(store);
+
 export function memoryStore(): MemoryStore {
   const breakers = new Map<string, Slot<BreakerState, BreakerConfig>>();
   const budgets = new Map<string, Slot<BudgetState, RetryBudgetConfig>>();
@@ -181,7 +186,7 @@ export function memoryStore(): MemoryStore {
     else bulkheads.set(key, state);
   };
 
-  return {
+  const store: MemoryStore = {
     breakerAdmit(key, config, now) {
       return step(breakers, key, config, now, initialBreakerState, (state) =>
         breakerAdmit(state, config, now),
@@ -240,6 +245,8 @@ export function memoryStore(): MemoryStore {
       pacing: paused.size,
     }),
   };
+  memoryStores.add(store);
+  return store;
 }
 
 let realmStore: Store | undefined;

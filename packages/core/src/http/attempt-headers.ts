@@ -45,6 +45,9 @@ export function addAttemptHeaders(hook: AttemptHeadersHook): () => void {
   };
 }
 
+/** Whether any hook adds headers (instrumentation is installed). */
+export const attemptHeaderHooks = (): boolean => hooks.size > 0;
+
 /**
  * The headers every hook adds to this attempt (`undefined` when there is no hook). The attempt is
  * described only when a hook will read it.

@@ -3,19 +3,21 @@ import {
   type LoopAttempt,
   type LoopResult,
   type RequestSummary,
+  raceAbort,
   runAttemptLoop,
   type ScheduledDelay,
   type Verdict,
 } from '../engine/attempt-loop';
 import { BodyNotReplayableError, isRetrylineError } from '../errors';
-import { createEmitter } from '../events/emitter';
+import { anyoneListening, createEmitter } from '../events/emitter';
 import { createRequestId } from '../events/request-id';
 import type { RequestOutcome, RetrylineEventListener } from '../events/types';
 import { anyGuard, type GuardOptions, guardHooks, resolveGuards } from '../guard/guards';
+import { answersAtOnce } from '../guard/store';
 import type { DelayReason } from '../policy/decide';
 import { expectObject, invalid, mergeOptions, normalizePolicy, own } from '../policy/normalize';
 import type { PolicyOptions } from '../policy/options';
-import { hookHeaders } from './attempt-headers';
+import { attemptHeaderHooks, hookHeaders } from './attempt-headers';
 import {
   classifyTransportError,
   type HttpOutcome,
@@ -410,10 +412,13 @@ export async function runHttpRequest<R>(
   const nonIdempotent = !IDEMPOTENT_METHODS.includes(method);
   const callerKey = key ? callerHeaders()[key.header.toLowerCase()] : undefined;
   const added: Record<string, string> = {};
-  if (key && nonIdempotent && callerKey === undefined) {
+  const addsKey = key !== undefined && nonIdempotent && callerKey === undefined;
+  if (addsKey) {
     added[key.header] = formatIdempotencyKey(key.generate({ method, url: exchange.url }), key.format);
   }
-  if (requestIdHeader && callerRequestId === undefined) added[requestIdHeader] = idOf();
+  const addsId = requestIdHeader !== undefined && callerRequestId === undefined;
+  if (addsId) added[requestIdHeader as string] = idOf();
+  const addsHeaders = addsKey || addsId;
   // Whether the request carries an idempotency key: asked only once an attempt has failed.
   const isKeyed = () =>
     key !== undefined
@@ -450,15 +455,69 @@ export async function runHttpRequest<R>(
     }
     return attemptHeaders;
   };
-  const emit = createEmitter(onEvent, idOf, policy.clock);
   const guarded = anyGuard(guards);
+  const guardKey = guarded ? keyOf({ method, url: exchange.url }) : '';
+
+  // The happy path's shortcut. With nobody listening, no timeout or deadline, no guard that waits
+  // or counts outcomes, a store that answers at once and no header to add, the first attempt is
+  // made here (counted by the budget, paced like any other) and a success that says nothing of the
+  // quota is returned at once, skipping the loop's set-up: most of what a request costs Retryline
+  // on the happy path. Anything else goes on through the loop below, which judges this first
+  // attempt as it judges its own.
+  let first: AttemptResult<R> | undefined;
+  if (
+    onEvent === undefined &&
+    !anyoneListening() &&
+    (signal === undefined || (exchange.ownSignal === true && !signal.aborted)) &&
+    policy.timeout === undefined &&
+    policy.deadline === undefined &&
+    !guards.breaker &&
+    !guards.limiter &&
+    !guards.bulkhead &&
+    answersAtOnce(guards.store) &&
+    !addsHeaders &&
+    attemptHeader === undefined &&
+    deadlineHeader === undefined &&
+    !attemptHeaderHooks()
+  ) {
+    const { store } = guards;
+    const now = policy.clock.now();
+    const pausedUntil = guards.pacing ? store.pacingGet(guardKey, now) : undefined;
+    // A spent quota means a wait: the loop's guards make it (nothing is counted or sent here).
+    if (pausedUntil === undefined || pausedUntil <= now) {
+      if (guards.budget) store.budgetRequest(guardKey, guards.budget, now);
+      try {
+        first = {
+          ok: true,
+          value: await raceAbort(exchange.send({ attempt: 1, signal, headers: added }), signal),
+        };
+      } catch (error) {
+        first = { ok: false, error };
+      }
+      if (first.ok && !signal?.aborted) {
+        const response = exchange.inspect(first.value);
+        const failed = exchange.failed ? exchange.failed(first.value) : response.status >= 400;
+        const spent =
+          !failed && guards.pacing
+            ? quotaSpentUntil(
+                response.status,
+                response.headers,
+                parseRetryHint(response.headers, policy.clock.now()),
+              )
+            : undefined;
+        if (!failed && spent === undefined) {
+          return {
+            response: first.value,
+            info: new SettledRetryInfo(idOf, { attempts: 1, totalDelay: 0, delays: [], outcome: 'success' }),
+          };
+        }
+      }
+    }
+  }
+
+  const emit = createEmitter(onEvent, idOf, policy.clock);
   const hooks = guarded
-    ? guardHooks(guards, {
-        key: keyOf({ method, url: exchange.url }),
-        policy,
-        emit,
-        label: `${method} ${url}`,
-      })
+    ? guardHooks(guards, { key: guardKey, policy, emit, label: `${method} ${url}` })
     : undefined;
   let lastStatus: number | undefined;
   let ended: RequestSummary | undefined;
@@ -523,6 +582,7 @@ export async function runHttpRequest<R>(
     ownSignal: exchange.ownSignal === true,
     label: `${method} ${url}`,
     emit,
+    first,
     start: { client: exchange.client, method, url },
     // Only when someone listens: the headers of `attempt-start`, redacted.
     prepare: (context) => ({
@@ -633,7 +693,7 @@ class SettledRetryInfo implements HttpRetryInfo {
   readonly outcome: LoopResult<unknown>['outcome'];
   readonly #idOf: () => string;
 
-  constructor(idOf: () => string, result: LoopResult<unknown>) {
+  constructor(idOf: () => string, result: Omit<LoopResult<unknown>, 'value'>) {
     this.#idOf = idOf;
     this.attempts = result.attempts;
     this.totalDelay = result.totalDelay;
