@@ -18,7 +18,7 @@ import { retryline } from '../packages/ky/dist/index.js';
 import { instrument } from '../packages/otel/dist/index.js';
 import { writeResult } from './lib/results.mjs';
 
-const ROUNDS = Number(process.env.ROUNDS ?? 40);
+const ROUNDS = Number(process.env.ROUNDS ?? 80);
 const PER_ROUND = Number(process.env.PER_ROUND ?? 100);
 
 const server = createServer((_request, response) => {
@@ -34,6 +34,8 @@ attachRetry(retrylineAxios, { store });
 const peerAxios = axios.create();
 axiosRetry(peerAxios, { retries: 3 });
 const fetchWithRetry = retryFetch(fetch, { store });
+// What the guards that are on by default (the retry budget, server-informed pacing) cost a request.
+const fetchUnguarded = retryFetch(fetch, { store, budget: false, pacing: false });
 const kyRetryline = ky.create(retryline({ store }));
 const kyBuiltin = ky.create({ retry: 2 });
 const kyBare = ky.create({ retry: 0 });
@@ -60,6 +62,7 @@ const variants = {
   'fetch (bare)': async () => (await fetch(url)).text(),
   '@retryline/fetch': async () => (await fetchWithRetry(url)).text(),
   '@retryline/fetch + tracing': async () => (await fetchWithRetry(url)).text(),
+  '@retryline/fetch + { budget: false, pacing: false }': async () => (await fetchUnguarded(url)).text(),
   'axios (bare)': async () => (await axios.get(url)).data,
   '@retryline/axios': async () => (await retrylineAxios.get(url)).data,
   'axios + axios-retry': async () => (await peerAxios.get(url)).data,
@@ -70,6 +73,7 @@ const variants = {
 const baseline = {
   '@retryline/fetch': 'fetch (bare)',
   '@retryline/fetch + tracing': 'fetch (bare)',
+  '@retryline/fetch + { budget: false, pacing: false }': 'fetch (bare)',
   '@retryline/axios': 'axios (bare)',
   'axios + axios-retry': 'axios (bare)',
   '@retryline/ky': 'ky (retry 0)',
