@@ -119,6 +119,71 @@ function setup(script: readonly Step[], init: Init = {}) {
   return { clock, sends, sendTimes, discarded, run, finish };
 }
 
+describe('runHttpRequest: a first attempt made before the loop (nobody listening)', () => {
+  const exchange = (
+    send: () => Promise<{ status: number; headers: Record<string, string> }>,
+    controller: { signal: AbortSignal } = new AbortController(),
+  ) => {
+    const discarded: unknown[] = [];
+    return {
+      discarded,
+      run: () =>
+        runHttpRequest({
+          client: 'test',
+          method: 'GET',
+          url: URL_,
+          headers: undefined,
+          replayable: true,
+          options: { store: memoryStore(), backoff: { strategy: 'constant', base: 1 }, jitter: 'none' },
+          signal: controller.signal,
+          ownSignal: true,
+          send,
+          inspect: (response) => response,
+          discard: (response) => discarded.push(response),
+        }),
+    };
+  };
+
+  it('frees a response that arrives as the request is aborted, and rejects with the reason', async () => {
+    // The signal turns aborted just as the response is in (its abort event not yet delivered).
+    const reason = new Error('user left');
+    let aborted = false;
+    const signal = {
+      get aborted() {
+        return aborted;
+      },
+      reason,
+      addEventListener() {},
+      removeEventListener() {},
+    } as unknown as AbortSignal;
+    const response = { status: 200, headers: {} };
+    const { discarded, run } = exchange(
+      async () => {
+        await Promise.resolve();
+        aborted = true;
+        return response;
+      },
+      { signal },
+    );
+    await expect(run()).rejects.toBe(reason);
+    expect(discarded).toEqual([response]);
+  });
+
+  it('hands a 503 to the loop, which sends only the attempts after it', async () => {
+    const script = [
+      { status: 503, headers: {} },
+      { status: 200, headers: {} },
+    ];
+    let sends = 0;
+    const { discarded, run } = exchange(async () => script[sends++] as (typeof script)[number]);
+    const { response, info } = await run();
+    expect(response).toBe(script[1]);
+    expect(sends).toBe(2);
+    expect(discarded).toEqual([script[0]]);
+    expect(info).toMatchObject({ attempts: 2, outcome: 'success' });
+  });
+});
+
 describe('runHttpRequest', () => {
   it('retries 503, 503 and returns the 200 with what happened', async () => {
     const script = [res(503), res(503), res(200)];

@@ -494,7 +494,12 @@ export async function runHttpRequest<R>(
       } catch (error) {
         first = { ok: false, error };
       }
-      if (first.ok && !signal?.aborted) {
+      // Aborted as the response came: it is freed, and the request ends with the reason.
+      if (first.ok && signal?.aborted) {
+        exchange.discard(first.value);
+        throw signal.reason;
+      }
+      if (first.ok) {
         const response = exchange.inspect(first.value);
         const failed = exchange.failed ? exchange.failed(first.value) : response.status >= 400;
         const spent =
