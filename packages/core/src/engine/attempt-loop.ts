@@ -233,7 +233,11 @@ const plural = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
 export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V>> {
   const { policy, signal, label, emit } = spec;
   const { clock } = policy;
-  if (signal?.aborted) throw signal.reason;
+  if (signal?.aborted) {
+    // A first attempt the caller made may have brought a response: freed, never returned.
+    if (spec.first?.ok) spec.discard?.(spec.first.value);
+    throw signal.reason;
+  }
 
   let state: RetryState = initialState(policy, clock.now());
   let lastError: unknown;

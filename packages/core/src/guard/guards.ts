@@ -31,7 +31,7 @@ import {
   type RetryBudgetConfig,
   type RetryBudgetOptions,
 } from './retry-budget';
-import { defaultStore, type Store } from './store';
+import { answersAtOnce, defaultStore, type Store } from './store';
 import { normalizeBucket, type TokenBucketConfig, type TokenBucketOptions } from './token-bucket';
 
 /** Rate-limiter options: a token bucket, and what to do without a token. */
@@ -132,6 +132,26 @@ export function resolveGuards(
   };
 }
 
+/** Whether the server's quota, spent `until`, is still spent at `now`. */
+const paused = (until: number | undefined, now: number): until is number =>
+  until !== undefined && until > now;
+
+/**
+ * Admits a request's first attempt at once when nothing can make it wait or refuse it: no breaker,
+ * limiter or bulkhead, a store that answers at once, and the origin's quota not spent. The budget
+ * then counts the request, and the answer is `true`. `false`, with nothing counted, leaves the
+ * admission to {@link guardHooks}.
+ */
+export function admitFirstAtOnce(guards: ResolvedGuards, key: string, now: number): boolean {
+  const { store, budget } = guards;
+  if (guards.breaker || guards.limiter || guards.bulkhead) return false;
+  if (!budget && !guards.pacing) return true;
+  if (!answersAtOnce(store)) return false;
+  if (guards.pacing && paused(store.pacingGet(key, now), now)) return false;
+  if (budget) store.budgetRequest(key, budget, now);
+  return true;
+}
+
 /** Whether any guard needs a key and store calls. */
 export function anyGuard(guards: ResolvedGuards): boolean {
   return Boolean(guards.breaker || guards.budget || guards.limiter || guards.bulkhead || guards.pacing);
@@ -217,7 +237,7 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
   async function awaitPacing(attempt: LoopAttempt): Promise<Refusal | undefined> {
     const now = clock.now();
     const until = await store.pacingGet(key, now);
-    if (until === undefined || until <= now) return undefined;
+    if (!paused(until, now)) return undefined;
     const wait = until - now;
     if (wait > policy.maxRetryAfter || wait >= attempt.remaining) {
       return {
@@ -400,11 +420,9 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
       const now = clock.now();
       const until = store.pacingGet(key, now);
       if (until instanceof Promise) {
-        return until.then((at) =>
-          at !== undefined && at > now ? admitWithWaits(attempt) : budgetAndBreaker(attempt),
-        );
+        return until.then((at) => (paused(at, now) ? admitWithWaits(attempt) : budgetAndBreaker(attempt)));
       }
-      return until !== undefined && until > now ? admitWithWaits(attempt) : budgetAndBreaker(attempt, now);
+      return paused(until, now) ? admitWithWaits(attempt) : budgetAndBreaker(attempt, now);
     },
     record(health) {
       if (!breaker) return undefined;

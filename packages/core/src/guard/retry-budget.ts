@@ -151,13 +151,7 @@ function limit(config: RetryBudgetConfig, requests: number): number {
 }
 
 function remaining(config: RetryBudgetConfig, buckets: readonly BudgetBucket[]): number {
-  // Summed here rather than through totals(): this runs on every request, and allocates nothing.
-  let requests = 0;
-  let retries = 0;
-  for (const bucket of buckets) {
-    requests += bucket.requests;
-    retries += bucket.retries;
-  }
+  const { requests, retries } = totals(buckets);
   return Math.max(0, Math.floor(limit(config, requests) - retries));
 }
 

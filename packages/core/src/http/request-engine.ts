@@ -12,8 +12,7 @@ import { BodyNotReplayableError, isRetrylineError } from '../errors';
 import { anyoneListening, createEmitter } from '../events/emitter';
 import { createRequestId } from '../events/request-id';
 import type { RequestOutcome, RetrylineEventListener } from '../events/types';
-import { anyGuard, type GuardOptions, guardHooks, resolveGuards } from '../guard/guards';
-import { answersAtOnce } from '../guard/store';
+import { admitFirstAtOnce, anyGuard, type GuardOptions, guardHooks, resolveGuards } from '../guard/guards';
 import type { DelayReason } from '../policy/decide';
 import { expectObject, invalid, mergeOptions, normalizePolicy, own } from '../policy/normalize';
 import type { PolicyOptions } from '../policy/options';
@@ -457,13 +456,23 @@ export async function runHttpRequest<R>(
   };
   const guarded = anyGuard(guards);
   const guardKey = guarded ? keyOf({ method, url: exchange.url }) : '';
+  /**
+   * What a response says: whether it failed, the wait it asks for, and until when the server's
+   * quota is spent (read only with pacing on). A success with pacing off reads no header.
+   */
+  const readResponse = (value: R) => {
+    const response = exchange.inspect(value);
+    const failed = exchange.failed ? exchange.failed(value) : response.status >= 400;
+    const hint = failed || guards.pacing ? parseRetryHint(response.headers, policy.clock.now()) : undefined;
+    const spentUntil = guards.pacing ? quotaSpentUntil(response.status, response.headers, hint) : undefined;
+    return { response, failed, hint, spentUntil };
+  };
 
-  // The happy path's shortcut. With nobody listening, no timeout or deadline, no guard that waits
-  // or counts outcomes, a store that answers at once and no header to add, the first attempt is
-  // made here (counted by the budget, paced like any other) and a success that says nothing of the
-  // quota is returned at once, skipping the loop's set-up: most of what a request costs Retryline
-  // on the happy path. Anything else goes on through the loop below, which judges this first
-  // attempt as it judges its own.
+  // The happy path's shortcut. With nobody listening, no timeout or deadline, no header to add and
+  // guards that admit it at once, the first attempt is made here and a success that says nothing
+  // of the quota is returned at once, skipping the loop's set-up: most of what a request costs
+  // Retryline on the happy path. Anything else (a failure, a spent quota, an abort) goes on through
+  // the loop below, which judges this first attempt as it judges its own.
   let first: AttemptResult<R> | undefined;
   if (
     onEvent === undefined &&
@@ -471,51 +480,28 @@ export async function runHttpRequest<R>(
     (signal === undefined || (exchange.ownSignal === true && !signal.aborted)) &&
     policy.timeout === undefined &&
     policy.deadline === undefined &&
-    !guards.breaker &&
-    !guards.limiter &&
-    !guards.bulkhead &&
-    answersAtOnce(guards.store) &&
     !addsHeaders &&
     attemptHeader === undefined &&
     deadlineHeader === undefined &&
-    !attemptHeaderHooks()
+    !attemptHeaderHooks() &&
+    // Last: it counts the request in the budget when it admits it.
+    admitFirstAtOnce(guards, guardKey, policy.clock.now())
   ) {
-    const { store } = guards;
-    const now = policy.clock.now();
-    const pausedUntil = guards.pacing ? store.pacingGet(guardKey, now) : undefined;
-    // A spent quota means a wait: the loop's guards make it (nothing is counted or sent here).
-    if (pausedUntil === undefined || pausedUntil <= now) {
-      if (guards.budget) store.budgetRequest(guardKey, guards.budget, now);
-      try {
-        first = {
-          ok: true,
-          value: await raceAbort(exchange.send({ attempt: 1, signal, headers: added }), signal),
+    try {
+      first = {
+        ok: true,
+        value: await raceAbort(exchange.send({ attempt: 1, signal, headers: added }), signal),
+      };
+    } catch (error) {
+      first = { ok: false, error };
+    }
+    if (first.ok && !signal?.aborted) {
+      const { failed, spentUntil } = readResponse(first.value);
+      if (!failed && spentUntil === undefined) {
+        return {
+          response: first.value,
+          info: new SettledRetryInfo(idOf, { attempts: 1, totalDelay: 0, delays: [], outcome: 'success' }),
         };
-      } catch (error) {
-        first = { ok: false, error };
-      }
-      // Aborted as the response came: it is freed, and the request ends with the reason.
-      if (first.ok && signal?.aborted) {
-        exchange.discard(first.value);
-        throw signal.reason;
-      }
-      if (first.ok) {
-        const response = exchange.inspect(first.value);
-        const failed = exchange.failed ? exchange.failed(first.value) : response.status >= 400;
-        const spent =
-          !failed && guards.pacing
-            ? quotaSpentUntil(
-                response.status,
-                response.headers,
-                parseRetryHint(response.headers, policy.clock.now()),
-              )
-            : undefined;
-        if (!failed && spent === undefined) {
-          return {
-            response: first.value,
-            info: new SettledRetryInfo(idOf, { attempts: 1, totalDelay: 0, delays: [], outcome: 'success' }),
-          };
-        }
       }
     }
   }
@@ -609,13 +595,8 @@ export async function runHttpRequest<R>(
         });
         return judgeFailure(outcome, classified, undefined, undefined);
       }
-      const response = exchange.inspect(outcome.value);
+      const { response, failed, hint, spentUntil } = readResponse(outcome.value);
       lastStatus = response.status;
-      const failed = exchange.failed ? exchange.failed(outcome.value) : response.status >= 400;
-      const pacing = guards.pacing && hooks !== undefined;
-      // A success with pacing off is judged at once, without reading a header.
-      if (!failed && !pacing) return { action: 'return', value: outcome.value };
-      const hint = parseRetryHint(response.headers, policy.clock.now());
       const verdict = (): Verdict<R> | Promise<Verdict<R>> => {
         if (!failed) return { action: 'return', value: outcome.value };
         const error = exchange.errorOf?.(outcome.value);
@@ -629,7 +610,6 @@ export async function runHttpRequest<R>(
       };
       // Only a response that says the quota is spent waits on the store: the happy path takes no
       // turn of the event loop.
-      const spentUntil = pacing ? quotaSpentUntil(response.status, response.headers, hint) : undefined;
       return spentUntil === undefined || hooks === undefined
         ? verdict()
         : hooks.pace(spentUntil).then(verdict);
