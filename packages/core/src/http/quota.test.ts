@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { quotaSpentUntil } from './quota';
-import { parseRetryHint } from './retry-hint';
+import { parseRetryHint, parseSpentQuota } from './retry-hint';
 
 const NOW = 1_000_000;
 const spent = (status: number, headers: Record<string, string>) =>
@@ -15,6 +15,11 @@ describe('quotaSpentUntil', () => {
     [200, { 'ratelimit-remaining': '0', 'ratelimit-reset': '7' }, NOW + 7000],
     [503, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '7' }, NOW + 7000],
     [200, { 'x-ratelimit-remaining': '0.0', 'x-ratelimit-reset': '7' }, NOW + 7000],
+    // A Retry-After next to a spent quota does not hide it.
+    [200, { 'retry-after': '3', ratelimit: '"default";r=0;t=7' }, NOW + 7000],
+    [503, { 'retry-after': '3', 'ratelimit-remaining': '0', 'ratelimit-reset': '7' }, NOW + 7000],
+    // A reset whose remaining count is missing says nothing; the next convention still may.
+    [200, { 'ratelimit-reset': '3', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '7' }, NOW + 7000],
   ] as const)('%i %o: spent until the reset', (status, headers, until) => {
     expect(spent(status, headers)).toBe(until);
   });
@@ -30,5 +35,45 @@ describe('quotaSpentUntil', () => {
     [200, { 'ratelimit-remaining': 'none', 'ratelimit-reset': '7' }],
   ] as const)('%i %o: says nothing about a spent quota', (status, headers) => {
     expect(spent(status, headers)).toBeUndefined();
+  });
+});
+
+describe('parseSpentQuota', () => {
+  /** Headers that record which fields were asked for, as fetch's `Headers.get` would be called. */
+  const recording = (fields: Record<string, string>) => {
+    const asked: string[] = [];
+    return {
+      asked,
+      headers: {
+        get(name: string) {
+          asked.push(name);
+          return fields[name] ?? null;
+        },
+      },
+    };
+  };
+
+  it('reads three fields of a response that says nothing of its quota, and no Retry-After', () => {
+    const { asked, headers } = recording({ 'retry-after': '7', 'content-type': 'text/plain' });
+    expect(parseSpentQuota(headers, NOW)).toBeUndefined();
+    expect(asked).toEqual(['ratelimit', 'ratelimit-remaining', 'x-ratelimit-remaining']);
+  });
+
+  it('reads a reset only once its remaining count says zero', () => {
+    const left = recording({ 'x-ratelimit-remaining': '4', 'x-ratelimit-reset': '7' });
+    expect(parseSpentQuota(left.headers, NOW)).toBeUndefined();
+    expect(left.asked).not.toContain('x-ratelimit-reset');
+
+    const spentOut = recording({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '7' });
+    expect(parseSpentQuota(spentOut.headers, NOW)).toEqual({
+      delay: 7000,
+      retryAt: NOW + 7000,
+      source: 'x-ratelimit-reset',
+      value: '7',
+    });
+  });
+
+  it('rejects a clock reading that is not a finite number', () => {
+    expect(() => parseSpentQuota({}, Number.NaN)).toThrow(/finite number of epoch milliseconds, got NaN/);
   });
 });

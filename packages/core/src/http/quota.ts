@@ -5,17 +5,13 @@
  * next to a reset. A reset header alone (quota left unknown) says nothing. Pure.
  */
 
-import { type HeadersLike, headerValue, trimOws } from './headers';
-import type { RetryHint } from './retry-hint';
-
-const REMAINING = {
-  'ratelimit-reset': 'ratelimit-remaining',
-  'x-ratelimit-reset': 'x-ratelimit-remaining',
-} as const;
+import type { HeadersLike } from './headers';
+import { parseSpentQuota, type RetryHint } from './retry-hint';
 
 /**
  * When the quota a response speaks of is back, if the response says it is spent; else `undefined`.
- * `hint` is what `parseRetryHint` read from the same headers.
+ * `hint` is what `parseRetryHint` read from the same headers: a 429 is spent until it, whatever
+ * header it came from; any other status only by what {@link parseSpentQuota} reads.
  *
  * @example
  * ```ts
@@ -29,8 +25,6 @@ export function quotaSpentUntil(
   hint: RetryHint | undefined,
 ): number | undefined {
   if (!hint) return undefined;
-  if (status === 429 || hint.source === 'ratelimit') return hint.retryAt;
-  if (hint.source === 'retry-after') return undefined;
-  const remaining = headerValue(headers, REMAINING[hint.source]);
-  return remaining !== undefined && /^0+(?:\.0*)?$/.test(trimOws(remaining)) ? hint.retryAt : undefined;
+  if (status === 429) return hint.retryAt;
+  return parseSpentQuota(headers, hint.retryAt - hint.delay)?.retryAt;
 }

@@ -63,16 +63,66 @@ const SECOND = 1000;
  * ```
  */
 export function parseRetryHint(headers: HeadersLike | undefined, now: number): RetryHint | undefined {
+  expectNow(now);
+  for (const [source, read] of READERS) {
+    const hint = readHint(headers, source, read, now);
+    if (hint) return hint;
+  }
+  return undefined;
+}
+
+/**
+ * The hint of a response that says the client's quota is spent, whatever its status: the
+ * `RateLimit` field with a policy at `r=0` (or the older `remaining=0`), else a `RateLimit-Remaining`
+ * or `X-RateLimit-Remaining` of zero with its reset. `Retry-After` says nothing of a quota and is
+ * not read, and a reset only once its remaining count says zero: a response with none of these
+ * fields, as most successes are, costs three header reads.
+ *
+ * @param headers The response headers: fetch `Headers`, axios headers, or a plain object.
+ * @param now The current time in epoch milliseconds.
+ * @throws {TypeError} When `now` is not a finite number.
+ *
+ * @example
+ * ```ts
+ * parseSpentQuota({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' }, 0)?.retryAt; // 30000
+ * parseSpentQuota({ 'retry-after': '30' }, 0); // undefined: a wait, but no word of a quota
+ * ```
+ */
+export function parseSpentQuota(headers: HeadersLike | undefined, now: number): RetryHint | undefined {
+  expectNow(now);
+  return (
+    readHint(headers, 'ratelimit', readRateLimit, now) ??
+    (saysNoneLeft(headerValue(headers, 'ratelimit-remaining'))
+      ? readHint(headers, 'ratelimit-reset', readRateLimitReset, now)
+      : undefined) ??
+    (saysNoneLeft(headerValue(headers, 'x-ratelimit-remaining'))
+      ? readHint(headers, 'x-ratelimit-reset', readXRateLimitReset, now)
+      : undefined)
+  );
+}
+
+/** Whether a remaining-quota count is zero (`0`, `00`, `0.0`), allowing surrounding whitespace. */
+export function saysNoneLeft(remaining: string | undefined): boolean {
+  return remaining !== undefined && /^0+(?:\.0*)?$/.test(trimOws(remaining));
+}
+
+function expectNow(now: number): void {
   if (typeof now !== 'number' || !Number.isFinite(now)) {
     throw new TypeError(`Expected now to be a finite number of epoch milliseconds, got ${String(now)}`);
   }
-  for (const [source, read] of READERS) {
-    const value = headerValue(headers, source);
-    if (value === undefined) continue;
-    const delay = clampDelay(read(value, headers, now));
-    if (delay !== undefined) return { delay, retryAt: now + delay, source, value };
-  }
-  return undefined;
+}
+
+/** The hint `source` gives, if it is there and parses. */
+function readHint(
+  headers: HeadersLike | undefined,
+  source: RetryHintSource,
+  read: DelayReader,
+  now: number,
+): RetryHint | undefined {
+  const value = headerValue(headers, source);
+  if (value === undefined) return undefined;
+  const delay = clampDelay(read(value, headers, now));
+  return delay === undefined ? undefined : { delay, retryAt: now + delay, source, value };
 }
 
 function clampDelay(ms: number | undefined): number | undefined {
