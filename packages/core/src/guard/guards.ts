@@ -31,7 +31,7 @@ import {
   type RetryBudgetConfig,
   type RetryBudgetOptions,
 } from './retry-budget';
-import { answersAtOnce, defaultStore, type Store } from './store';
+import { defaultStore, type MemoryStore, memoryFastPath, type Store } from './store';
 import { normalizeBucket, type TokenBucketConfig, type TokenBucketOptions } from './token-bucket';
 
 /** Rate-limiter options: a token bucket, and what to do without a token. */
@@ -146,9 +146,10 @@ export function admitFirstAtOnce(guards: ResolvedGuards, key: string, now: numbe
   const { store, budget } = guards;
   if (guards.breaker || guards.limiter || guards.bulkhead) return false;
   if (!budget && !guards.pacing) return true;
-  if (!answersAtOnce(store)) return false;
-  if (guards.pacing && paused(store.pacingGet(key, now), now)) return false;
-  if (budget) store.budgetRequest(key, budget, now);
+  const fast = memoryFastPath(store);
+  if (fast === undefined) return false;
+  if (guards.pacing && paused((store as MemoryStore).pacingGet(key, now), now)) return false;
+  if (budget) fast.countRequest(key, budget, now);
   return true;
 }
 

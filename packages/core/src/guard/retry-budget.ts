@@ -109,6 +109,19 @@ export function budgetInit(): BudgetState {
   return { buckets: [] };
 }
 
+/**
+ * Counts a first attempt into `state` itself, when its newest bucket is the one `now` falls in;
+ * `false` (and `state` untouched) when counting needs a new bucket: then use
+ * {@link budgetRecordRequest}. Only for a store that owns `state` and has handed it out to nobody
+ * since that bucket was made (the memory store, on every request): it allocates nothing.
+ */
+export function budgetCountInPlace(state: BudgetState, config: RetryBudgetConfig, now: number): boolean {
+  const last = state.buckets.at(-1);
+  if (last === undefined || slotAt(state, config, now) !== last.slot) return false;
+  (last as { requests: number }).requests += 1;
+  return true;
+}
+
 /** Counts a first attempt. Never refused: the budget only limits retries (DESIGN §7). */
 export function budgetRecordRequest(
   state: BudgetState,

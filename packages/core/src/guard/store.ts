@@ -21,6 +21,7 @@ import {
   type BudgetDecision,
   type BudgetRecord,
   type BudgetState,
+  budgetCountInPlace,
   budgetInit,
   budgetRecordRequest,
   budgetTryRetry,
@@ -128,7 +129,28 @@ interface Slot<S, C> {
   config: C;
   /** When an operation last touched the key. */
   last: number;
+  /**
+   * Whether `state` went out in an operation's result. A retry budget's state that did not may be
+   * counted into in place; every other state is only ever replaced.
+   */
+  handedOut: boolean;
 }
+
+/** What the request engine's first attempt asks of a memory store: nothing it hands out. */
+export interface MemoryFastPath {
+  /** Counts a first attempt in the key's retry budget, in place when it can. */
+  countRequest(key: string, config: RetryBudgetConfig, now: number): void;
+}
+
+// Where a memory store keeps its fast path: a property of its own (not enumerable, so a copy of
+// the store is no memory store), read per request faster than a WeakMap entry.
+const FAST_PATH = Symbol('retryline.memoryFastPath');
+
+/** A {@link memoryStore}'s fast path, `undefined` for any other store. */
+export const memoryFastPath = (store: Store): MemoryFastPath | undefined =>
+  Object.hasOwn(store, FAST_PATH)
+    ? (store as unknown as Record<symbol, MemoryFastPath>)[FAST_PATH]
+    : undefined;
 
 /**
  * The embedded default: guard state in this process's memory, each operation synchronous (so
@@ -138,11 +160,6 @@ interface Slot<S, C> {
  * a closed breaker untouched for a minute (a key quiet that long starts afresh; an open or
  * half-open breaker is kept); expired pacing. Bulkheads are dropped as soon as nobody holds or waits.
  */
-const memoryStores = new WeakSet<Store>();
-
-/** Whether `store` is a {@link memoryStore}, whose per-request operations answer at once. */
-export const answersAtOnce = (store: Store): store is MemoryStore => memoryStores.has(store);
-
 export function memoryStore(): MemoryStore {
   const breakers = new Map<string, Slot<BreakerState, BreakerConfig>>();
   const budgets = new Map<string, Slot<BudgetState, RetryBudgetConfig>>();
@@ -177,7 +194,8 @@ export function memoryStore(): MemoryStore {
       slot.state = result.state;
       slot.config = config;
       slot.last = now;
-    } else map.set(key, { state: result.state, config, last: now });
+      slot.handedOut = true;
+    } else map.set(key, { state: result.state, config, last: now, handedOut: true });
     return result;
   };
   // A bulkhead nobody holds or waits for is dropped at once.
@@ -245,7 +263,26 @@ export function memoryStore(): MemoryStore {
       pacing: paused.size,
     }),
   };
-  memoryStores.add(store);
+  const fastPath: MemoryFastPath = {
+    countRequest(key, config, now) {
+      sweep(now);
+      const slot = budgets.get(key);
+      if (slot && !slot.handedOut && slot.config === config && budgetCountInPlace(slot.state, config, now)) {
+        slot.last = now;
+        return;
+      }
+      const { state } = budgetRecordRequest(slot ? slot.state : budgetInit(), config, now);
+      // A fresh state, its newest bucket made just now and handed to nobody: the next request to
+      // the key in the same bucket counts into it in place.
+      if (slot) {
+        slot.state = state;
+        slot.config = config;
+        slot.last = now;
+        slot.handedOut = false;
+      } else budgets.set(key, { state, config, last: now, handedOut: false });
+    },
+  };
+  Object.defineProperty(store, FAST_PATH, { value: fastPath });
   return store;
 }
 

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { budgetCountInPlace, budgetInit, budgetRecordRequest, normalizeBudget } from './retry-budget';
+import { memoryFastPath, memoryStore } from './store';
+
+const T = 1_700_000_000_000;
+const BUDGET = normalizeBudget(true); // 10 buckets of 1 s
+const KEY = 'https://api.example';
+
+describe("the memory store's fast path for a first attempt", () => {
+  it('is there for a memory store only', () => {
+    expect(memoryFastPath(memoryStore())).toBeDefined();
+    const lookalike = { ...memoryStore() };
+    expect(memoryFastPath(lookalike)).toBeUndefined();
+  });
+
+  it('counts every request, in one bucket per tenth of the window', () => {
+    const store = memoryStore();
+    const fast = memoryFastPath(store);
+    for (let i = 0; i < 5; i++) fast?.countRequest(KEY, BUDGET, T);
+    for (let i = 0; i < 3; i++) fast?.countRequest(KEY, BUDGET, T + 1000);
+    const { state } = store.budgetRequest(KEY, BUDGET, T + 1000);
+    expect(state.buckets.map(({ requests }) => requests)).toEqual([5, 4]);
+  });
+
+  it('never changes a state the store handed out', () => {
+    const store = memoryStore();
+    const fast = memoryFastPath(store);
+    const handedOut = store.budgetRequest(KEY, BUDGET, T);
+    const before = structuredClone(handedOut.state);
+    for (let i = 0; i < 3; i++) fast?.countRequest(KEY, BUDGET, T);
+    expect(handedOut.state).toEqual(before);
+    expect(store.budgetRequest(KEY, BUDGET, T).state.buckets.at(-1)?.requests).toBe(5);
+  });
+
+  it('keeps counting when a retry is drawn between requests', async () => {
+    const store = memoryStore();
+    const fast = memoryFastPath(store);
+    fast?.countRequest(KEY, BUDGET, T);
+    const decision = await store.budgetRetry(KEY, BUDGET, T);
+    fast?.countRequest(KEY, BUDGET, T);
+    expect(decision.state.buckets).toEqual([{ slot: expect.any(Number), requests: 1, retries: 1 }]);
+    expect(store.budgetRequest(KEY, BUDGET, T).state.buckets).toEqual([
+      { slot: expect.any(Number), requests: 3, retries: 1 },
+    ]);
+  });
+});
+
+describe('budgetCountInPlace', () => {
+  it('counts into the newest bucket when now falls in it, and leaves any other state alone', () => {
+    const { state } = budgetRecordRequest(budgetInit(), BUDGET, T);
+    expect(budgetCountInPlace(state, BUDGET, T + 99)).toBe(true);
+    expect(state.buckets).toEqual([{ slot: expect.any(Number), requests: 2, retries: 0 }]);
+    expect(budgetCountInPlace(state, BUDGET, T + 1000)).toBe(false);
+    expect(state.buckets).toEqual([{ slot: expect.any(Number), requests: 2, retries: 0 }]);
+    expect(budgetCountInPlace(budgetInit(), BUDGET, T)).toBe(false);
+  });
+});
