@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { attachRetry, getRetryInfo } from '@retryline/axios';
 import { BodyNotReplayableError, type RetrylineEvent } from '@retryline/core';
-import axios, { AxiosError, type AxiosInstance, CanceledError } from 'axios';
+import axios, { type AxiosAdapter, AxiosError, type AxiosInstance, CanceledError } from 'axios';
 import axiosRetry from 'axios-retry';
 import { describe, expect, it, vi } from 'vitest';
 import { settle } from '../support/settle';
@@ -24,6 +24,29 @@ describe('attachRetry (axios)', () => {
     expect(response.data).toBe('ok');
     expect(server.requests('/a')).toHaveLength(3);
     expect(getRetryInfo(response)).toMatchObject({ attempts: 3, totalDelay: 40, outcome: 'success' });
+  });
+
+  it("retries through a request's own adapter, and the next request goes through the instance's", async () => {
+    server.script('/own', [{ status: 503 }, { status: 200, body: 'from the server' }]);
+    const instance = client();
+    let calls = 0;
+    // As axios's own adapters do, it rejects a response that fails validateStatus.
+    const own: AxiosAdapter = async (config) => {
+      calls++;
+      const response = { data: 'from my adapter', status: 200, statusText: '', headers: {}, config };
+      if (calls > 1) return response;
+      const busy = { ...response, data: 'busy', status: 503 };
+      throw new AxiosError('busy', AxiosError.ERR_BAD_RESPONSE, config, undefined, busy);
+    };
+    const response = await instance.get('/own', { adapter: own });
+    expect(response.data).toBe('from my adapter');
+    expect(calls).toBe(2);
+    expect(server.requests('/own')).toHaveLength(0);
+    const next = await instance.get('/own');
+    expect(next.data).toBe('from the server');
+    expect(server.requests('/own')).toHaveLength(2);
+    expect(calls).toBe(2);
+    expect(getRetryInfo(next)).toMatchObject({ attempts: 2, outcome: 'success' });
   });
 
   it('rejects with axios’s own AxiosError once retries run out, retry info attached', async () => {

@@ -4,6 +4,8 @@ import {
   InvalidOptionsError,
   invalid,
   isRetrylineError,
+  keepRetryInfo,
+  keptRetryInfo,
   mergeOptions,
   type PreparedHttpOptions,
   prepareHttpOptions,
@@ -47,7 +49,9 @@ const warned = new WeakSet<AxiosInstance>();
  */
 export function getRetryInfo(responseOrError: unknown): Partial<HttpRetryInfo> | undefined {
   return typeof responseOrError === 'object' && responseOrError !== null
-    ? revealRetryInfo(infoByResult.get(responseOrError))
+    ? revealRetryInfo(
+        keptRetryInfo<Partial<HttpRetryInfo>>(responseOrError) ?? infoByResult.get(responseOrError),
+      )
     : undefined;
 }
 
@@ -163,11 +167,19 @@ export function installRetry(
     (original: AxiosAdapter): AxiosAdapter =>
     (config) =>
       runWithRetry(instance, original, config, defaults, id, install);
+  // The last adapter setting seen and its wrapped adapter: most requests use the instance's own.
+  let lastSetting: InternalAxiosRequestConfig['adapter'];
+  let lastWrapped: AxiosAdapter | undefined;
 
   const id = instance.interceptors.request.use(
     (config) => {
       // Wrap whichever adapter this request resolves to (the instance's, or one set per request).
-      config.adapter = retrying(axios.getAdapter(config.adapter ?? instance.defaults.adapter));
+      const setting = config.adapter ?? instance.defaults.adapter;
+      if (lastWrapped === undefined || setting !== lastSetting) {
+        lastWrapped = retrying(axios.getAdapter(setting));
+        lastSetting = setting;
+      }
+      config.adapter = lastWrapped;
       return config;
     },
     undefined,
@@ -284,7 +296,7 @@ async function runRequest(
           attemptConfig = await rerunRequestInterceptors(instance, attemptConfig, own);
           hooks.beforeRetry?.(attemptConfig);
         }
-        for (const [name, value] of Object.entries(added)) attemptConfig.headers.set(name, value);
+        for (const name in added) attemptConfig.headers.set(name, added[name] as string);
         try {
           return { response: await original(attemptConfig) };
         } catch (error) {
@@ -312,7 +324,9 @@ async function runRequest(
       if (info.outcome === 'exhausted') await hooks.onExhausted?.(error, info.attempts - 1);
       throw error;
     }
-    infoByResult.set(answered.response, info);
+    // Kept on the response itself (a WeakMap entry per response costs a request microseconds);
+    // errors, logged far more often, keep theirs in the WeakMap, out of sight.
+    keepRetryInfo(answered.response, info);
     return answered.response;
   } catch (error) {
     // Transport failures that outlast the retries reject with axios's own error, as axios would.

@@ -149,6 +149,8 @@ export {
   type HttpRetryEvent,
   type HttpRetryInfo,
   type HttpRetryOptions,
+  keepRetryInfo,
+  keptRetryInfo,
   type PreparedHttpOptions,
   prepareHttpOptions,
   type ResolvedHttpOptions,

@@ -1,6 +1,6 @@
 import { InvalidOptionsError } from '@retryline/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { retryFetch } from './retry-fetch';
+import { getRetryInfo, retryFetch } from './retry-fetch';
 
 const ok = (_input?: RequestInfo | URL, _init?: RequestInit) => Promise.resolve(new Response('ok'));
 
@@ -105,5 +105,63 @@ describe('retryFetch: a Request as input', () => {
     expect(seen).toHaveLength(1);
     expect(seen[0]).toBeInstanceOf(AbortSignal);
     expect(seen[0]).not.toBe(shared.signal);
+  });
+});
+
+describe('retryFetch: the retry info of a response', () => {
+  it('is kept out of sight: no enumerable key, nothing in JSON', async () => {
+    const client = retryFetch(ok, { retries: 0 });
+    const response = await client('https://api.example/x');
+    expect(getRetryInfo(response)).toMatchObject({ attempts: 1, totalDelay: 0, outcome: 'success' });
+    expect(Object.keys(response)).toEqual([]);
+    expect(JSON.stringify({ ...response })).toBe('{}');
+  });
+
+  it('is kept for a response that takes no new property (a frozen test double)', async () => {
+    const frozen = Object.freeze(new Response('ok'));
+    const client = retryFetch(() => Promise.resolve(frozen), { retries: 0 });
+    const response = await client('https://api.example/x');
+    expect(response).toBe(frozen);
+    expect(getRetryInfo(response)).toMatchObject({ attempts: 1, outcome: 'success' });
+  });
+
+  it('is not there for a response that did not come through retryFetch', async () => {
+    expect(getRetryInfo(new Response('ok'))).toBeUndefined();
+  });
+});
+
+describe('retryFetch: what each attempt is given', () => {
+  it("passes the caller's headers as they are when nothing is added, and a copy with additions", async () => {
+    const inits: (RequestInit | undefined)[] = [];
+    const fetchImpl = (_input: RequestInfo | URL, init?: RequestInit) => {
+      inits.push(init);
+      return Promise.resolve(new Response('ok'));
+    };
+    const headers = new Headers({ authorization: 'Bearer t' });
+    await retryFetch(fetchImpl, { retries: 0 })('https://api.example/x', { headers });
+    expect(inits[0]?.headers).toBe(headers);
+
+    await retryFetch(fetchImpl, { retries: 0, requestIdHeader: 'x-request-id' })('https://api.example/x', {
+      headers,
+    });
+    const sent = inits[1]?.headers as Headers;
+    expect(sent).not.toBe(headers);
+    expect(sent.get('authorization')).toBe('Bearer t');
+    expect(sent.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(headers.has('x-request-id')).toBe(false);
+  });
+
+  it('gives every attempt an init of its own, even when the caller gave none', async () => {
+    const inits: (RequestInit | undefined)[] = [];
+    const fetchImpl = (_input: RequestInfo | URL, init?: RequestInit) => {
+      inits.push(init);
+      if (init) (init as Record<string, unknown>).touched = true; // a fetch that writes to its init
+      return Promise.resolve(new Response('busy', { status: inits.length < 2 ? 503 : 200 }));
+    };
+    const client = retryFetch(fetchImpl, { retries: 1, backoff: { strategy: 'constant', base: 1 } });
+    expect((await client('https://api.example/x')).status).toBe(200);
+    expect(inits).toHaveLength(2);
+    expect(inits[0]).not.toBe(inits[1]);
+    expect(Object.isFrozen(inits[0])).toBe(false);
   });
 });

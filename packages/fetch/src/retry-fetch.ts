@@ -1,10 +1,14 @@
 import {
   errorRetryInfo,
   type HeaderSource,
+  type HttpAttempt,
   type HttpErrorRetryInfo,
+  type HttpExchange,
   type HttpRetryInfo,
   type HttpRetryOptions,
   invalid,
+  keepRetryInfo,
+  keptRetryInfo,
   prepareHttpOptions,
   revealRetryInfo,
   runHttpRequest,
@@ -24,8 +28,6 @@ export interface RetryRequestInit extends RequestInit {
 /** A `fetch` with retries: assignable to `typeof fetch`, and it takes `init.retry`. */
 export type RetryFetch = (input: RequestInfo | URL, init?: RetryRequestInit) => Promise<Response>;
 
-const infoByResponse = new WeakMap<Response, HttpRetryInfo>();
-
 /**
  * How the request behind `response` went: attempts, total delay, each wait and why. Given the error
  * a `retryFetch` call rejected with, how that request went and why it stopped (`exhausted`,
@@ -42,7 +44,7 @@ export function getRetryInfo(response: Response): HttpRetryInfo | undefined;
 export function getRetryInfo(error: unknown): HttpRetryInfo | HttpErrorRetryInfo | undefined;
 export function getRetryInfo(responseOrError: unknown): HttpRetryInfo | HttpErrorRetryInfo | undefined {
   if (typeof Response !== 'undefined' && responseOrError instanceof Response) {
-    return revealRetryInfo(infoByResponse.get(responseOrError));
+    return revealRetryInfo(keptRetryInfo<HttpRetryInfo>(responseOrError));
   }
   return errorRetryInfo(responseOrError);
 }
@@ -94,6 +96,71 @@ const isRequest = (input: unknown): input is Request =>
   typeof input === 'object' && typeof Request !== 'undefined' && input instanceof Request;
 
 /**
+ * One `fetchWithRetry` call as the request engine sees it: one object whose methods make each
+ * attempt, rather than a literal of closures made per request.
+ */
+class FetchExchange implements HttpExchange<Response> {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: HeaderSource | undefined;
+  readonly replayable: boolean;
+  readonly signal: AbortSignal | undefined;
+  readonly ownSignal: boolean;
+  private readonly request: Request | undefined;
+
+  constructor(
+    private readonly fetchImpl: typeof fetch,
+    readonly client: string,
+    private readonly input: RequestInfo | URL,
+    private readonly init: RequestInit,
+    readonly options: HttpExchange<Response>['options'],
+  ) {
+    const request = isRequest(input) ? input : undefined;
+    this.request = request;
+    this.method = init.method ?? request?.method ?? 'GET';
+    this.url = request ? request.url : input instanceof URL ? input.href : String(input);
+    // fetch's rule: init.headers, when given, replace the Request's headers.
+    this.headers = (init.headers ?? request?.headers) as HeaderSource | undefined;
+    // A Request's own body is replayed from clones of the untouched original.
+    this.replayable = init.body === undefined ? true : isReplayable(init.body);
+    this.signal = init.signal ?? request?.signal ?? undefined;
+    // A Request's signal is made with it (it follows the one the Request was given), so it is
+    // this request's alone; a signal in init may be shared by many requests.
+    this.ownSignal = init.signal == null && request !== undefined;
+  }
+
+  send({ signal, headers: added }: HttpAttempt): Promise<Response> {
+    // `fetchImpl` is called on its own, never as `this.fetchImpl(…)`: a browser's fetch called on
+    // any receiver but the window throws "Illegal invocation".
+    const { init, request, fetchImpl } = this;
+    // Each attempt gets its own init, in case the fetch it calls changes it.
+    const attemptInit: RequestInit = Object.assign({}, init);
+    if (signal) attemptInit.signal = signal;
+    let headers: Headers | undefined;
+    for (const name in added) {
+      // fetch's rule: init.headers, when given, replace the Request's headers.
+      headers ??= copyHeaders(init.headers ?? request?.headers);
+      headers.set(name, added[name] as string);
+    }
+    if (headers) attemptInit.headers = headers;
+    // A Request with a body is sent as a clone, so the original stays unread for the next
+    // attempt; one without (a GET) can be sent as it is, every time.
+    const sent = request && request.body !== null ? request.clone() : this.input;
+    return fetchImpl(sent, attemptInit);
+  }
+
+  // A Response has the fields the engine reads; its headers are read only when needed.
+  inspect(response: Response): Response {
+    return response;
+  }
+
+  discard(response: Response): void {
+    // Cancelling the body frees the connection for the next attempt.
+    if (response.body && !response.bodyUsed) response.body.cancel().catch(() => {});
+  }
+}
+
+/**
  * Wraps a `fetch` so that each request retries per Retryline's policy: transient failures with
  * backoff and jitter, server hints honoured, POST and PATCH only when they carry an idempotency key
  * or never reached the server. HTTP failures resolve the last `Response`, as fetch does; transport
@@ -127,52 +194,28 @@ export function retryFetch(
   if (typeof client !== 'string' || client === '') throw invalid('client', 'a non-empty string', client);
   const prepared = prepareHttpOptions(rest);
 
-  return async function fetchWithRetry(input, init = {}) {
-    // Not `const { retry, ...given } = init`: V8 (Node 20) copies with a rest pattern on a slow path.
-    const retry = init.retry;
-    const given = retry === undefined ? init : withoutRetry(init);
-    const rest = given.body != null && isFormData(given.body) ? await freezeFormData(given) : given;
-    const perCall: HttpRetryOptions | undefined = retry === false ? { retry: false } : retry;
-    const request = isRequest(input) ? input : undefined;
-    const signal = rest.signal ?? request?.signal;
-    // fetch's rule: init.headers, when given, replace the Request's headers.
-    const callerHeaders = rest.headers ?? request?.headers;
-    const url = request ? request.url : input instanceof URL ? input.href : String(input);
-
-    const { response, info } = await runHttpRequest<Response>({
-      client,
-      method: rest.method ?? request?.method ?? 'GET',
-      url,
-      headers: callerHeaders as HeaderSource | undefined,
-      // A Request's own body is replayed from clones of the untouched original.
-      replayable: rest.body === undefined ? true : isReplayable(rest.body),
-      options: prepared.with(perCall),
-      signal: signal ?? undefined,
-      // A Request's signal is made with it (it follows the one the Request was given), so it is
-      // this request's alone; a signal in init may be shared by many requests.
-      ownSignal: rest.signal == null && request !== undefined,
-      send({ signal: attemptSignal, headers: added }) {
-        const names = Object.keys(added);
-        const headers =
-          names.length === 0 && rest.headers === undefined ? undefined : copyHeaders(callerHeaders);
-        for (const name of names) headers?.set(name, added[name] as string);
-        // Each attempt gets its own init, in case the fetch it calls changes it.
-        const attemptInit: RequestInit = Object.assign({}, rest);
-        if (attemptSignal) attemptInit.signal = attemptSignal;
-        if (headers) attemptInit.headers = headers;
-        // A Request with a body is sent as a clone, so the original stays unread for the next
-        // attempt; one without (a GET) can be sent as it is, every time.
-        const sent = request && request.body !== null ? request.clone() : input;
-        return fetchImpl(sent, attemptInit);
-      },
-      // A Response has the fields the engine reads; its headers are read only when needed.
-      inspect: (res) => res,
-      discard(res) {
-        // Cancelling the body frees the connection for the next attempt.
-        if (res.body && !res.bodyUsed) res.body.cancel().catch(() => {});
-      },
-    });
-    infoByResponse.set(response, info);
-    return response;
+  // Not an async function: the engine's promise is handed on with one `then`, not another await.
+  return function fetchWithRetry(input, init) {
+    try {
+      const retry = init?.retry;
+      // Not `const { retry, ...given } = init`: V8 (Node 20) copies with a rest pattern on a slow path.
+      const given = init === undefined ? NO_INIT : retry === undefined ? init : withoutRetry(init);
+      const options = prepared.with(retry === false ? { retry: false } : retry);
+      const run = (rest: RequestInit) =>
+        runHttpRequest(new FetchExchange(fetchImpl, client, input, rest, options)).then(settled);
+      if (given.body != null && isFormData(given.body)) return freezeFormData(given).then(run);
+      return run(given);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
+}
+
+// A call without init: each attempt still gets its own (empty) copy.
+const NO_INIT: RequestInit = Object.freeze({});
+
+/** A settled request's response, its retry info kept for `getRetryInfo`. */
+function settled({ response, info }: { response: Response; info: HttpRetryInfo }): Response {
+  keepRetryInfo(response, info);
+  return response;
 }

@@ -35,7 +35,7 @@ import {
 } from './idempotency-key';
 import { quotaSpentUntil } from './quota';
 import { type HeaderSource, redactHeaders, redactUrl } from './redact';
-import { parseRetryHint } from './retry-hint';
+import { parseRetryHint, parseSpentQuota } from './retry-hint';
 
 /** What `onRetry` is told before each wait of an HTTP request. */
 export interface HttpRetryEvent {
@@ -248,7 +248,11 @@ function expectRequestId(requestId: unknown): string | undefined {
 /** Options as the engine uses them: validated, every default filled in (see {@link resolveHttpOptions}). */
 export type ResolvedHttpOptions = ReturnType<typeof resolveOptions>;
 
-const resolved = new WeakSet<object>();
+// Marks options that went through resolveHttpOptions: a property, read per request faster than a WeakSet.
+const RESOLVED = Symbol('retryline.resolvedOptions');
+
+const isResolved = (options: object): options is ResolvedHttpOptions =>
+  (options as Record<symbol, unknown>)[RESOLVED] === true;
 
 /**
  * Validates HTTP retry options once and fills in every default. Adapters call it on their client's
@@ -257,7 +261,7 @@ const resolved = new WeakSet<object>();
  */
 export function resolveHttpOptions(input: HttpRetryOptions | undefined): ResolvedHttpOptions {
   const options = resolveOptions(input);
-  resolved.add(options);
+  (options as Record<symbol, unknown>)[RESOLVED] = true;
   return options;
 }
 
@@ -327,11 +331,10 @@ export function prepareHttpOptions(options: HttpRetryOptions | undefined): Prepa
       );
       if (keys.length === 0) return base;
       if (!keys.every(isLight)) return resolveHttpOptions(mergeOptions(defaults, overrides));
+      // The copy keeps the mark of resolved options (a symbol-keyed property) with the rest.
       const light: Record<string, unknown> = { ...base };
       for (const key of keys) light[key] = LIGHT_OVERRIDES[key](own(overrides, key));
-      const options = light as ResolvedHttpOptions;
-      resolved.add(options);
-      return options;
+      return light as ResolvedHttpOptions;
     },
   };
 }
@@ -372,6 +375,120 @@ function resolveGuardKey(options: HttpRetryOptions) {
 export async function runHttpRequest<R>(
   exchange: HttpExchange<R>,
 ): Promise<{ response: R; info: HttpRetryInfo }> {
+  const options = isResolved(exchange.options)
+    ? exchange.options
+    : resolveHttpOptions(exchange.options as HttpRetryOptions);
+  const signal = exchange.signal === undefined ? options.signal : expectSignal(exchange.signal);
+  const method = exchange.method.toUpperCase();
+  const { guards, policy } = options;
+  const guardKey = anyGuard(guards) ? options.guardKey({ method, url: exchange.url }) : '';
+  // The happy path's shortcut. With nobody listening, no timeout or deadline, no header to add and
+  // guards that admit it at once, the first attempt is made here and a success that says nothing
+  // of the quota is returned at once, before any of the attempt loop's set-up (its closures and
+  // state are most of what a request would cost Retryline on the happy path). Anything else (a
+  // failure, a spent quota, an abort) goes on to the loop, which judges this first attempt as it
+  // judges its own.
+  if (
+    !sendsFirstAtOnce(options, exchange, signal, method) ||
+    // Last: it counts the request in the budget when it admits it.
+    !admitFirstAtOnce(guards, guardKey, policy.clock.now())
+  ) {
+    return runLoop(exchange, options, signal, method, guardKey, undefined);
+  }
+  let value: R;
+  try {
+    value = await raceAbort(exchange.send({ attempt: 1, signal, headers: NO_HEADERS }), signal);
+  } catch (error) {
+    return runLoop(exchange, options, signal, method, guardKey, { ok: false, error });
+  }
+  if (signal?.aborted || !settlesAtOnce(exchange, options, value)) {
+    return runLoop(exchange, options, signal, method, guardKey, { ok: true, value });
+  }
+  return {
+    response: value,
+    info: new SettledRetryInfo(options.requestId, {
+      attempts: 1,
+      totalDelay: 0,
+      delays: [],
+      outcome: 'success',
+    }),
+  };
+}
+
+// What the shortcut sends as added headers: nothing (it is taken only when nothing is added).
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * Whether the first attempt may be made before the loop is set up: nobody listens (so no event is
+ * owed), nothing can time out, no header is added to it, and its signal, if any, is its own.
+ */
+function sendsFirstAtOnce(
+  options: ResolvedHttpOptions,
+  exchange: HttpExchange<unknown>,
+  signal: AbortSignal | undefined,
+  method: string,
+): boolean {
+  return (
+    options.onEvent === undefined &&
+    !anyoneListening() &&
+    (signal === undefined || (exchange.ownSignal === true && !signal.aborted)) &&
+    options.policy.timeout === undefined &&
+    options.policy.deadline === undefined &&
+    (options.key === undefined || IDEMPOTENT_METHODS.includes(method)) &&
+    options.requestIdHeader === undefined &&
+    options.attemptHeader === undefined &&
+    options.deadlineHeader === undefined &&
+    !attemptHeaderHooks()
+  );
+}
+
+/**
+ * What a response says: whether it failed, the wait it asks for, and until when the server's
+ * quota is spent (read only with pacing on). A success asks for no wait: with pacing off it reads
+ * no header, with pacing on only the quota's.
+ */
+function readResponse<R>(exchange: HttpExchange<R>, { guards, policy }: ResolvedHttpOptions, value: R) {
+  const response = exchange.inspect(value);
+  const failed = isFailed(exchange, value, response.status);
+  if (!failed) {
+    const spentUntil = guards.pacing
+      ? parseSpentQuota(response.headers, policy.clock.now())?.retryAt
+      : undefined;
+    return { response, failed, hint: undefined, spentUntil };
+  }
+  const hint = parseRetryHint(response.headers, policy.clock.now());
+  const spentUntil = guards.pacing ? quotaSpentUntil(response.status, response.headers, hint) : undefined;
+  return { response, failed, hint, spentUntil };
+}
+
+/** Whether a response is a failure: by the adapter's rule, else a status of 400 or more. */
+function isFailed<R>(exchange: HttpExchange<R>, value: R, status: number): boolean {
+  return exchange.failed ? exchange.failed(value) : status >= 400;
+}
+
+/**
+ * Whether a first attempt's response ends the request at once: a success that, with pacing on,
+ * says nothing of a spent quota. What {@link readResponse} would say, without building its answer.
+ */
+function settlesAtOnce<R>(
+  exchange: HttpExchange<R>,
+  { guards, policy }: ResolvedHttpOptions,
+  value: R,
+): boolean {
+  const response = exchange.inspect(value);
+  if (isFailed(exchange, value, response.status)) return false;
+  return !guards.pacing || parseSpentQuota(response.headers, policy.clock.now()) === undefined;
+}
+
+/** The attempt loop of a request, set up around its `first` attempt when that was already made. */
+async function runLoop<R>(
+  exchange: HttpExchange<R>,
+  options: ResolvedHttpOptions,
+  signal: AbortSignal | undefined,
+  method: string,
+  guardKey: string,
+  first: AttemptResult<R> | undefined,
+): Promise<{ response: R; info: HttpRetryInfo }> {
   const {
     policy,
     rules,
@@ -381,17 +498,11 @@ export async function runHttpRequest<R>(
     attemptHeader,
     deadlineHeader,
     redacted,
-    signal: optionsSignal,
     onRetry,
     onEvent,
     requestId: given,
     guards,
-    guardKey: keyOf,
-  } = resolved.has(exchange.options)
-    ? (exchange.options as ResolvedHttpOptions)
-    : resolveHttpOptions(exchange.options as HttpRetryOptions);
-  const signal = exchange.signal === undefined ? optionsSignal : expectSignal(exchange.signal);
-  const method = exchange.method.toUpperCase();
+  } = options;
   // The caller's headers, names lower-cased: read only when something needs them (an option that
   // names a header, a failure to classify, an event), as copying them is a cost on the happy path.
   let callerCopy: Record<string, string> | undefined;
@@ -417,7 +528,6 @@ export async function runHttpRequest<R>(
   }
   const addsId = requestIdHeader !== undefined && callerRequestId === undefined;
   if (addsId) added[requestIdHeader as string] = idOf();
-  const addsHeaders = addsKey || addsId;
   // Whether the request carries an idempotency key: asked only once an attempt has failed.
   const isKeyed = () =>
     key !== undefined
@@ -455,56 +565,6 @@ export async function runHttpRequest<R>(
     return attemptHeaders;
   };
   const guarded = anyGuard(guards);
-  const guardKey = guarded ? keyOf({ method, url: exchange.url }) : '';
-  /**
-   * What a response says: whether it failed, the wait it asks for, and until when the server's
-   * quota is spent (read only with pacing on). A success with pacing off reads no header.
-   */
-  const readResponse = (value: R) => {
-    const response = exchange.inspect(value);
-    const failed = exchange.failed ? exchange.failed(value) : response.status >= 400;
-    const hint = failed || guards.pacing ? parseRetryHint(response.headers, policy.clock.now()) : undefined;
-    const spentUntil = guards.pacing ? quotaSpentUntil(response.status, response.headers, hint) : undefined;
-    return { response, failed, hint, spentUntil };
-  };
-
-  // The happy path's shortcut. With nobody listening, no timeout or deadline, no header to add and
-  // guards that admit it at once, the first attempt is made here and a success that says nothing
-  // of the quota is returned at once, skipping the loop's set-up: most of what a request costs
-  // Retryline on the happy path. Anything else (a failure, a spent quota, an abort) goes on through
-  // the loop below, which judges this first attempt as it judges its own.
-  let first: AttemptResult<R> | undefined;
-  if (
-    onEvent === undefined &&
-    !anyoneListening() &&
-    (signal === undefined || (exchange.ownSignal === true && !signal.aborted)) &&
-    policy.timeout === undefined &&
-    policy.deadline === undefined &&
-    !addsHeaders &&
-    attemptHeader === undefined &&
-    deadlineHeader === undefined &&
-    !attemptHeaderHooks() &&
-    // Last: it counts the request in the budget when it admits it.
-    admitFirstAtOnce(guards, guardKey, policy.clock.now())
-  ) {
-    try {
-      first = {
-        ok: true,
-        value: await raceAbort(exchange.send({ attempt: 1, signal, headers: added }), signal),
-      };
-    } catch (error) {
-      first = { ok: false, error };
-    }
-    if (first.ok && !signal?.aborted) {
-      const { failed, spentUntil } = readResponse(first.value);
-      if (!failed && spentUntil === undefined) {
-        return {
-          response: first.value,
-          info: new SettledRetryInfo(idOf, { attempts: 1, totalDelay: 0, delays: [], outcome: 'success' }),
-        };
-      }
-    }
-  }
 
   const emit = createEmitter(onEvent, idOf, policy.clock);
   const hooks = guarded
@@ -595,7 +655,7 @@ export async function runHttpRequest<R>(
         });
         return judgeFailure(outcome, classified, undefined, undefined);
       }
-      const { response, failed, hint, spentUntil } = readResponse(outcome.value);
+      const { response, failed, hint, spentUntil } = readResponse(exchange, options, outcome.value);
       lastStatus = response.status;
       const verdict = (): Verdict<R> | Promise<Verdict<R>> => {
         if (!failed) return { action: 'return', value: outcome.value };
@@ -676,10 +736,11 @@ class SettledRetryInfo implements HttpRetryInfo {
   readonly totalDelay: number;
   readonly delays: readonly ScheduledDelay[];
   readonly outcome: LoopResult<unknown>['outcome'];
-  readonly #idOf: () => string;
+  // The request's id as given, or where to draw it (the loop's, shared with its events); neither: a fresh one.
+  readonly #id: string | (() => string) | undefined;
 
-  constructor(idOf: () => string, result: Omit<LoopResult<unknown>, 'value'>) {
-    this.#idOf = idOf;
+  constructor(id: string | (() => string) | undefined, result: Omit<LoopResult<unknown>, 'value'>) {
+    this.#id = id;
     this.attempts = result.attempts;
     this.totalDelay = result.totalDelay;
     this.delays = result.delays;
@@ -688,11 +749,34 @@ class SettledRetryInfo implements HttpRetryInfo {
 
   get requestId(): string {
     // Read through another receiver (a test library's copy of the object), there is nothing to draw.
-    if (!(#idOf in this)) return undefined as unknown as string;
-    const requestId = this.#idOf();
+    if (!(#id in this)) return undefined as unknown as string;
+    const id = this.#id;
+    const requestId = typeof id === 'function' ? id() : (id ?? createRequestId());
     Object.defineProperty(this, 'requestId', { value: requestId, enumerable: true });
     return requestId;
   }
+}
+
+// A settled request's info, kept on the response it resolved with under a symbol of this module's
+// own, which nothing else can read or forge. A property costs a loopback request well under a
+// microsecond; a WeakMap entry per response cost several. An object that takes no new property
+// (a frozen test double) keeps it in a WeakMap instead.
+const RETRY_INFO = Symbol('retryline.retryInfo');
+const infoOfFrozen = new WeakMap<object, unknown>();
+
+/** Keeps `info` with `result` (a response, or an error of the adapter's) for {@link keptRetryInfo}. */
+export function keepRetryInfo(result: object, info: unknown): void {
+  try {
+    (result as Record<symbol, unknown>)[RETRY_INFO] = info;
+  } catch {
+    infoOfFrozen.set(result, info);
+  }
+}
+
+/** What {@link keepRetryInfo} kept with `result`, `undefined` for anything else. */
+export function keptRetryInfo<T>(result: unknown): T | undefined {
+  if (typeof result !== 'object' || result === null) return undefined;
+  return ((result as Record<symbol, unknown>)[RETRY_INFO] ?? infoOfFrozen.get(result)) as T | undefined;
 }
 
 /**
