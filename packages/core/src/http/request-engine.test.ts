@@ -20,6 +20,7 @@ import {
   type HttpRetryEvent,
   type HttpRetryOptions,
   originOf,
+  prepareHttpOptions,
   resolveHttpOptions,
   revealRetryInfo,
   runHttpRequest,
@@ -1002,6 +1003,32 @@ describe('resolveHttpOptions', () => {
     expect(error).toBeInstanceOf(InvalidOptionsError);
     expect((error as InvalidOptionsError).message).toBe(message);
     expect((error as InvalidOptionsError).option).toBe(option);
+  });
+});
+
+describe('prepareHttpOptions', () => {
+  it("takes a request's own id, signal or listener over the client's options without resolving them again", async () => {
+    const prepared = prepareHttpOptions({ retries: 0, store: memoryStore() });
+    const options = prepared.with({ requestId: 'req-7' });
+    expect(options).not.toBe(prepared.with(undefined));
+    let sends = 0;
+    const { info } = await runHttpRequest({
+      client: 'test',
+      method: 'GET',
+      url: URL_,
+      headers: undefined,
+      replayable: true,
+      options,
+      send: () => {
+        sends++;
+        return Promise.resolve(res(sends === 1 ? 503 : 200));
+      },
+      inspect: (response) => response,
+      discard: () => {},
+    });
+    // Resolved again from scratch, `retries: 0` would be lost and the 503 retried.
+    expect(sends).toBe(1);
+    expect(revealRetryInfo(info)).toMatchObject({ requestId: 'req-7', attempts: 1, outcome: 'exhausted' });
   });
 });
 
