@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { InvalidOptionsError } from '@retryline/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getRetryInfo, retryFetch } from './retry-fetch';
@@ -163,5 +164,24 @@ describe('retryFetch: what each attempt is given', () => {
     expect(inits).toHaveLength(2);
     expect(inits[0]).not.toBe(inits[1]);
     expect(Object.isFrozen(inits[0])).toBe(false);
+  });
+});
+
+describe("retryFetch: a Request's own signal, raced", () => {
+  it('carries one listener however often the same Request is sent', async () => {
+    const request = new Request('https://api.example/x', { signal: new AbortController().signal });
+    const client = retryFetch(ok, { retries: 0 });
+    for (let i = 0; i < 20; i++) await client(request);
+    expect(getEventListeners(request.signal, 'abort').length).toBeLessThanOrEqual(1);
+  });
+
+  it('still ends at once when aborted, even with a fetch that ignores the signal', async () => {
+    const controller = new AbortController();
+    const request = new Request('https://api.example/x', { signal: controller.signal });
+    const hangs = () => new Promise<Response>(() => {});
+    const pending = retryFetch(hangs, { retries: 0 })(request);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(new Error('user left'));
+    await expect(pending).rejects.toThrow('user left');
   });
 });

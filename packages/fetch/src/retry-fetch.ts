@@ -102,7 +102,6 @@ const isRequest = (input: unknown): input is Request =>
 class FetchExchange implements HttpExchange<Response> {
   readonly method: string;
   readonly url: string;
-  readonly headers: HeaderSource | undefined;
   readonly replayable: boolean;
   readonly signal: AbortSignal | undefined;
   readonly ownSignal: boolean;
@@ -119,14 +118,18 @@ class FetchExchange implements HttpExchange<Response> {
     this.request = request;
     this.method = init.method ?? request?.method ?? 'GET';
     this.url = request ? request.url : input instanceof URL ? input.href : String(input);
-    // fetch's rule: init.headers, when given, replace the Request's headers.
-    this.headers = (init.headers ?? request?.headers) as HeaderSource | undefined;
     // A Request's own body is replayed from clones of the untouched original.
     this.replayable = init.body === undefined ? true : isReplayable(init.body);
     this.signal = init.signal ?? request?.signal ?? undefined;
     // A Request's signal is made with it (it follows the one the Request was given), so it is
     // this request's alone; a signal in init may be shared by many requests.
     this.ownSignal = init.signal == null && request !== undefined;
+  }
+
+  /** The caller's headers, read only when the engine needs them (an event, a failure, an option). */
+  get headers(): HeaderSource | undefined {
+    // fetch's rule: init.headers, when given, replace the Request's headers.
+    return (this.init.headers ?? this.request?.headers) as HeaderSource | undefined;
   }
 
   send({ signal, headers: added }: HttpAttempt): Promise<Response> {
@@ -138,8 +141,7 @@ class FetchExchange implements HttpExchange<Response> {
     if (signal) attemptInit.signal = signal;
     let headers: Headers | undefined;
     for (const name in added) {
-      // fetch's rule: init.headers, when given, replace the Request's headers.
-      headers ??= copyHeaders(init.headers ?? request?.headers);
+      headers ??= copyHeaders(this.headers as HeadersInit | undefined);
       headers.set(name, added[name] as string);
     }
     if (headers) attemptInit.headers = headers;
