@@ -152,6 +152,17 @@ describe('retryFetch: what each attempt is given', () => {
     expect(headers.has('x-request-id')).toBe(false);
   });
 
+  it('takes a null init as fetch does, as none', async () => {
+    const inits: (RequestInit | undefined)[] = [];
+    const fetchImpl = (_input: RequestInfo | URL, init?: RequestInit) => {
+      inits.push(init);
+      return Promise.resolve(new Response('ok'));
+    };
+    const response = await retryFetch(fetchImpl, { retries: 0 })('https://api.example/x', null as never);
+    expect(await response.text()).toBe('ok');
+    expect(inits).toEqual([{}]);
+  });
+
   it('gives every attempt an init of its own, even when the caller gave none', async () => {
     const inits: (RequestInit | undefined)[] = [];
     const fetchImpl = (_input: RequestInfo | URL, init?: RequestInit) => {

@@ -201,7 +201,7 @@ export function retryFetch(
     try {
       const retry = init?.retry;
       // Not `const { retry, ...given } = init`: V8 (Node 20) copies with a rest pattern on a slow path.
-      const given = init === undefined ? NO_INIT : retry === undefined ? init : withoutRetry(init);
+      const given = init == null ? NO_INIT : retry === undefined ? init : withoutRetry(init);
       const options = prepared.with(retry === false ? { retry: false } : retry);
       const run = (rest: RequestInit) =>
         runHttpRequest(new FetchExchange(fetchImpl, client, input, rest, options)).then(settled);
@@ -213,7 +213,7 @@ export function retryFetch(
   };
 }
 
-// A call without init: each attempt still gets its own (empty) copy.
+// A call without init (or with null, which fetch takes as none): each attempt still gets its own copy.
 const NO_INIT: RequestInit = Object.freeze({});
 
 /** A settled request's response, its retry info kept for `getRetryInfo`. */
