@@ -98,25 +98,31 @@ export function retryline(options: KyRetryOptions = {}): Options {
     console.warn(KY_RETRY_WARNING);
   };
 
-  async function fetchWithRetry(input: Input, init: RequestInit = {}): Promise<Response> {
-    // ky (1.1.1 and later) hands fetch the options it does not know itself, `retryline` among them.
-    const perCall = (init as RequestInit & { retryline?: unknown }).retryline;
-    // Not a rest pattern, which V8 (Node 20) copies on a slow path: init is copied only to drop the field.
-    const rest = perCall === undefined ? init : withoutRetryline(init);
-    if (perCall !== undefined && perCall !== false && !isPlainObject(perCall)) {
-      throw invalid('retryline', 'an object or false', perCall);
-    }
-    const overrides: KyRequestRetryOptions =
-      perCall === false ? { retry: false } : ((perCall ?? {}) as KyRequestRetryOptions);
+  // Not an async function: ky gets the request's promise with one `then` for its errors, not another await.
+  function fetchWithRetry(input: Input, init: RequestInit = {}): Promise<Response> {
     try {
-      return await retrying(input, perCall === undefined ? rest : { ...rest, retry: overrides });
+      // ky (1.1.1 and later) hands fetch the options it does not know itself, `retryline` among them.
+      const perCall = (init as RequestInit & { retryline?: unknown }).retryline;
+      // Not a rest pattern, which V8 (Node 20) copies on a slow path: init is copied only to drop the field.
+      const rest = perCall === undefined ? init : withoutRetryline(init);
+      if (perCall !== undefined && perCall !== false && !isPlainObject(perCall)) {
+        throw invalid('retryline', 'an object or false', perCall);
+      }
+      const overrides: KyRequestRetryOptions =
+        perCall === false ? { retry: false } : ((perCall ?? {}) as KyRequestRetryOptions);
+      return retrying(input, perCall === undefined ? rest : { ...rest, retry: overrides }).then(
+        undefined,
+        (error: unknown) => {
+          const signal = rest.signal ?? (input instanceof Request ? input.signal : undefined);
+          // The caller's abort reason goes back as it is; one reason may end many requests.
+          if (signal?.aborted && error === signal.reason) throw error;
+          const thrown = toKyError(error, input);
+          attachRetryInfo(thrown, getFetchRetryInfo(error));
+          throw thrown;
+        },
+      );
     } catch (error) {
-      const signal = rest.signal ?? (input instanceof Request ? input.signal : undefined);
-      // The caller's abort reason goes back as it is; one reason may end many requests.
-      if (signal?.aborted && error === signal.reason) throw error;
-      const thrown = toKyError(error, input);
-      attachRetryInfo(thrown, getFetchRetryInfo(error));
-      throw thrown;
+      return Promise.reject(error);
     }
   }
 
