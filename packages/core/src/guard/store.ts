@@ -249,6 +249,8 @@ export function memoryStore(): MemoryStore {
       paused.set(key, Math.max(paused.get(key) ?? 0, until));
     },
     pacingGet(key, now) {
+      // Most of the time no key is paused: no lookup at all.
+      if (paused.size === 0) return undefined;
       const until = paused.get(key);
       if (until === undefined) return undefined;
       if (until > now) return until;

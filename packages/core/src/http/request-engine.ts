@@ -353,14 +353,14 @@ export function originOf(url: string): string {
 
 function resolveGuardKey(options: HttpRetryOptions) {
   const guardKey = optionalFunction<(request: KeyedRequest) => string>('guardKey', own(options, 'guardKey'));
-  if (guardKey) return guardKey;
+  if (guardKey) return (method: string, url: string) => guardKey({ method, url });
   // A client mostly calls the same URLs: the last one's origin is kept, a regex saved per request.
   let lastUrl: string | undefined;
   let lastOrigin = '';
-  return (request: KeyedRequest) => {
-    if (request.url !== lastUrl) {
-      lastOrigin = originOf(request.url);
-      lastUrl = request.url;
+  return (_method: string, url: string) => {
+    if (url !== lastUrl) {
+      lastOrigin = originOf(url);
+      lastUrl = url;
     }
     return lastOrigin;
   };
@@ -381,7 +381,7 @@ export async function runHttpRequest<R>(
   const signal = exchange.signal === undefined ? options.signal : expectSignal(exchange.signal);
   const method = exchange.method.toUpperCase();
   const { guards, policy } = options;
-  const guardKey = anyGuard(guards) ? options.guardKey({ method, url: exchange.url }) : '';
+  const guardKey = anyGuard(guards) ? options.guardKey(method, exchange.url) : '';
   // The happy path's shortcut. With nobody listening, no timeout or deadline, no header to add and
   // guards that admit it at once, the first attempt is made here and a success that says nothing
   // of the quota is returned at once, before any of the attempt loop's set-up (its closures and
