@@ -1,6 +1,6 @@
 import { type HttpRetryOptions, invalid } from '@retryline/core';
 import { getRetryInfo as getFetchRetryInfo, retryFetch } from '@retryline/fetch';
-import type { BeforeRequestHook, BeforeRetryHook, Input, Options } from 'ky';
+import type { BeforeRetryHook, Input, Options } from 'ky';
 import { toKyError } from './ky-error';
 import { attachRetryInfo } from './retry-info';
 
@@ -126,9 +126,6 @@ export function retryline(options: KyRetryOptions = {}): Options {
     }
   }
 
-  const noticeKyRetry: BeforeRequestHook = (_request, kyOptions) => {
-    if ((kyOptions.retry?.limit ?? 0) > 0) warnOnce();
-  };
   const refuseKyRetry: BeforeRetryHook = ({ error }) => {
     warnOnce();
     // ky's recommended way to stop a retry: throwing. Its error is what the request would have
@@ -140,6 +137,8 @@ export function retryline(options: KyRetryOptions = {}): Options {
     fetch: fetchWithRetry,
     retry: 0,
     timeout: false,
-    hooks: { beforeRequest: [noticeKyRetry], beforeRetry: [refuseKyRetry] },
+    // No beforeRequest hook: ky awaits every hook on every request (some 2 % of a loopback request),
+    // and a retry ky would make is caught, and warned about, where it happens.
+    hooks: { beforeRetry: [refuseKyRetry] },
   };
 }
