@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { attachRetry, getRetryInfo } from '@retryline/axios';
-import { BodyNotReplayableError, type RetrylineEvent } from '@retryline/core';
+import { BodyNotReplayableError, RetryAfterTooLongError, type RetrylineEvent } from '@retryline/core';
 import axios, { type AxiosAdapter, AxiosError, type AxiosInstance, CanceledError } from 'axios';
 import axiosRetry from 'axios-retry';
 import { describe, expect, it, vi } from 'vitest';
@@ -47,6 +47,21 @@ describe('attachRetry (axios)', () => {
     expect(server.requests('/own')).toHaveLength(2);
     expect(calls).toBe(2);
     expect(getRetryInfo(next)).toMatchObject({ attempts: 2, outcome: 'success' });
+  });
+
+  it('reads the hints of a response whose header names are not lower-cased (a custom adapter)', async () => {
+    const instance = client();
+    let calls = 0;
+    const own: AxiosAdapter = async (config) => {
+      calls++;
+      // Two minutes: past maxRetryAfter (60 s), so the request stops at once if the hint is read.
+      const busy = { data: '', status: 503, statusText: '', headers: { 'Retry-After': '120' }, config };
+      throw new AxiosError('busy', AxiosError.ERR_BAD_RESPONSE, config, undefined, busy);
+    };
+    const { error } = await settle(instance.get('/hinted', { adapter: own }));
+    expect(error).toBeInstanceOf(RetryAfterTooLongError);
+    expect((error as RetryAfterTooLongError).attempts).toBe(1);
+    expect(calls).toBe(1);
   });
 
   it('rejects with axios’s own AxiosError once retries run out, retry info attached', async () => {
