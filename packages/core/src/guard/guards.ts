@@ -31,7 +31,7 @@ import {
   type RetryBudgetConfig,
   type RetryBudgetOptions,
 } from './retry-budget';
-import { defaultStore, type MemoryStore, memoryFastPath, type Store } from './store';
+import { defaultStore, memoryFastPath, type Store } from './store';
 import { normalizeBucket, type TokenBucketConfig, type TokenBucketOptions } from './token-bucket';
 
 /** Rate-limiter options: a token bucket, and what to do without a token. */
@@ -148,7 +148,7 @@ export function admitFirstAtOnce(guards: ResolvedGuards, key: string, now: numbe
   if (!budget && !guards.pacing) return true;
   const fast = memoryFastPath(store);
   if (fast === undefined) return false;
-  if (guards.pacing && paused((store as MemoryStore).pacingGet(key, now), now)) return false;
+  if (guards.pacing && paused(fast.pacingGet(key, now), now)) return false;
   if (budget) fast.countRequest(key, budget, now);
   return true;
 }

@@ -188,7 +188,11 @@ function prune(
   now: number,
 ): { slot: number; buckets: readonly BudgetBucket[] } {
   const slot = slotAt(state, config, now);
-  return { slot, buckets: inWindow(state.buckets, slot) };
+  const oldest = slot - BUDGET_BUCKETS + 1;
+  // Buckets are oldest first: nothing to drop (the usual case) when the first is still in the window.
+  const { buckets } = state;
+  if (buckets.length === 0 || (buckets[0] as BudgetBucket).slot >= oldest) return { slot, buckets };
+  return { slot, buckets: buckets.filter((bucket) => bucket.slot >= oldest) };
 }
 
 /** The bucket `now` counts in. */
@@ -198,22 +202,14 @@ function slotAt(state: BudgetState, config: RetryBudgetConfig, now: number): num
   return Math.max(Math.floor((now * BUDGET_BUCKETS) / config.windowMs), newest);
 }
 
-/** The buckets still in the window that ends with `slot`. */
-function inWindow(buckets: readonly BudgetBucket[], slot: number): readonly BudgetBucket[] {
-  const oldest = slot - BUDGET_BUCKETS + 1;
-  // Buckets are oldest first: nothing to drop (the usual case) when the first is still in the window.
-  if (buckets.length === 0 || (buckets[0] as BudgetBucket).slot >= oldest) return buckets;
-  return buckets.filter((bucket) => bucket.slot >= oldest);
-}
-
 function count(
   state: BudgetState,
   config: RetryBudgetConfig,
   now: number,
   field: 'requests' | 'retries',
 ): readonly BudgetBucket[] {
-  const slot = slotAt(state, config, now);
-  return bump(inWindow(state.buckets, slot), slot, field);
+  const current = prune(state, config, now);
+  return bump(current.buckets, current.slot, field);
 }
 
 function bump(

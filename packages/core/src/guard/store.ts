@@ -136,8 +136,10 @@ interface Slot<S, C> {
   handedOut: boolean;
 }
 
-/** What the request engine's first attempt asks of a memory store: nothing it hands out. */
+/** What the request engine's first attempt asks of a memory store: answers at once, nothing handed out. */
 export interface MemoryFastPath {
+  /** Until when the key's quota is spent, if it is. */
+  pacingGet(key: string, now: number): number | undefined;
   /** Counts a first attempt in the key's retry budget, in place when it can. */
   countRequest(key: string, config: RetryBudgetConfig, now: number): void;
 }
@@ -189,14 +191,25 @@ export function memoryStore(): MemoryStore {
     sweep(now);
     const slot = map.get(key);
     const result = rule(slot ? slot.state : fresh());
-    // The key's slot is updated in place: no allocation, no second hash of the key.
+    keep(map, key, slot, result.state, config, now, true);
+    return result;
+  };
+  // The key's slot is updated in place: no allocation, no second hash of the key.
+  const keep = <S, C>(
+    map: Map<string, Slot<S, C>>,
+    key: string,
+    slot: Slot<S, C> | undefined,
+    state: S,
+    config: C,
+    now: number,
+    handedOut: boolean,
+  ) => {
     if (slot) {
-      slot.state = result.state;
+      slot.state = state;
       slot.config = config;
       slot.last = now;
-      slot.handedOut = true;
-    } else map.set(key, { state: result.state, config, last: now, handedOut: true });
-    return result;
+      slot.handedOut = handedOut;
+    } else map.set(key, { state, config, last: now, handedOut });
   };
   // A bulkhead nobody holds or waits for is dropped at once.
   const keepBulkhead = (key: string, state: BulkheadState) => {
@@ -266,6 +279,7 @@ export function memoryStore(): MemoryStore {
     }),
   };
   const fastPath: MemoryFastPath = {
+    pacingGet: store.pacingGet,
     countRequest(key, config, now) {
       sweep(now);
       const slot = budgets.get(key);
@@ -276,12 +290,7 @@ export function memoryStore(): MemoryStore {
       const { state } = budgetRecordRequest(slot ? slot.state : budgetInit(), config, now);
       // A fresh state, its newest bucket made just now and handed to nobody: the next request to
       // the key in the same bucket counts into it in place.
-      if (slot) {
-        slot.state = state;
-        slot.config = config;
-        slot.last = now;
-        slot.handedOut = false;
-      } else budgets.set(key, { state, config, last: now, handedOut: false });
+      keep(budgets, key, slot, state, config, now, false);
     },
   };
   Object.defineProperty(store, FAST_PATH, { value: fastPath });

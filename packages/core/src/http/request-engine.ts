@@ -401,7 +401,8 @@ export async function runHttpRequest<R>(
   } catch (error) {
     return runLoop(exchange, options, signal, method, guardKey, { ok: false, error });
   }
-  if (signal?.aborted || !settlesAtOnce(exchange, options, value)) {
+  const { failed, spentUntil } = readResponse(exchange, options, value);
+  if (signal?.aborted || failed || spentUntil !== undefined) {
     return runLoop(exchange, options, signal, method, guardKey, { ok: true, value });
   }
   return {
@@ -449,7 +450,7 @@ function sendsFirstAtOnce(
  */
 function readResponse<R>(exchange: HttpExchange<R>, { guards, policy }: ResolvedHttpOptions, value: R) {
   const response = exchange.inspect(value);
-  const failed = isFailed(exchange, value, response.status);
+  const failed = exchange.failed ? exchange.failed(value) : response.status >= 400;
   if (!failed) {
     const spentUntil = guards.pacing
       ? parseSpentQuota(response.headers, policy.clock.now())?.retryAt
@@ -459,25 +460,6 @@ function readResponse<R>(exchange: HttpExchange<R>, { guards, policy }: Resolved
   const hint = parseRetryHint(response.headers, policy.clock.now());
   const spentUntil = guards.pacing ? quotaSpentUntil(response.status, response.headers, hint) : undefined;
   return { response, failed, hint, spentUntil };
-}
-
-/** Whether a response is a failure: by the adapter's rule, else a status of 400 or more. */
-function isFailed<R>(exchange: HttpExchange<R>, value: R, status: number): boolean {
-  return exchange.failed ? exchange.failed(value) : status >= 400;
-}
-
-/**
- * Whether a first attempt's response ends the request at once: a success that, with pacing on,
- * says nothing of a spent quota. What {@link readResponse} would say, without building its answer.
- */
-function settlesAtOnce<R>(
-  exchange: HttpExchange<R>,
-  { guards, policy }: ResolvedHttpOptions,
-  value: R,
-): boolean {
-  const response = exchange.inspect(value);
-  if (isFailed(exchange, value, response.status)) return false;
-  return !guards.pacing || parseSpentQuota(response.headers, policy.clock.now()) === undefined;
 }
 
 /** The attempt loop of a request, set up around its `first` attempt when that was already made. */
@@ -522,12 +504,10 @@ async function runLoop<R>(
   const nonIdempotent = !IDEMPOTENT_METHODS.includes(method);
   const callerKey = key ? callerHeaders()[key.header.toLowerCase()] : undefined;
   const added: Record<string, string> = {};
-  const addsKey = key !== undefined && nonIdempotent && callerKey === undefined;
-  if (addsKey) {
+  if (key && nonIdempotent && callerKey === undefined) {
     added[key.header] = formatIdempotencyKey(key.generate({ method, url: exchange.url }), key.format);
   }
-  const addsId = requestIdHeader !== undefined && callerRequestId === undefined;
-  if (addsId) added[requestIdHeader as string] = idOf();
+  if (requestIdHeader && callerRequestId === undefined) added[requestIdHeader] = idOf();
   // Whether the request carries an idempotency key: asked only once an attempt has failed.
   const isKeyed = () =>
     key !== undefined
@@ -764,7 +744,7 @@ class SettledRetryInfo implements HttpRetryInfo {
 const RETRY_INFO = Symbol('retryline.retryInfo');
 const infoOfFrozen = new WeakMap<object, unknown>();
 
-/** Keeps `info` with `result` (a response, or an error of the adapter's) for {@link keptRetryInfo}. */
+/** Keeps `info` with the response a request resolved with, for {@link keptRetryInfo}. */
 export function keepRetryInfo(result: object, info: unknown): void {
   try {
     (result as Record<symbol, unknown>)[RETRY_INFO] = info;

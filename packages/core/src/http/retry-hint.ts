@@ -93,16 +93,16 @@ export function parseSpentQuota(headers: HeadersLike | undefined, now: number): 
   return (
     readHint(headers, 'ratelimit', readRateLimit, now) ??
     (saysNoneLeft(headerValue(headers, 'ratelimit-remaining'))
-      ? readHint(headers, 'ratelimit-reset', readRateLimitReset, now)
+      ? readHint(headers, 'ratelimit-reset', readResetSeconds, now)
       : undefined) ??
     (saysNoneLeft(headerValue(headers, 'x-ratelimit-remaining'))
-      ? readHint(headers, 'x-ratelimit-reset', readXRateLimitReset, now)
+      ? readHint(headers, 'x-ratelimit-reset', readXResetTime, now)
       : undefined)
   );
 }
 
 /** Whether a remaining-quota count is zero (`0`, `00`, `0.0`), allowing surrounding whitespace. */
-export function saysNoneLeft(remaining: string | undefined): boolean {
+function saysNoneLeft(remaining: string | undefined): boolean {
   return remaining !== undefined && /^0+(?:\.0*)?$/.test(trimOws(remaining));
 }
 
@@ -168,21 +168,21 @@ const readRateLimit: DelayReader = (value) => {
 };
 
 // draft-ietf-httpapi-ratelimit-headers-01 §3.3 (up to -06): RateLimit-Reset = delay-seconds.
-const readRateLimitReset: DelayReader = (value, headers) => {
-  // draft-01 §3.2, §4: RateLimit-Remaining is the quota left; only at 0 does the reset mean "wait".
-  if (hasQuotaLeft(headers, 'ratelimit-remaining')) return undefined;
+const readResetSeconds: DelayReader = (value) => {
   const text = trimOws(value);
   return DIGITS.test(text) ? Number(text) * SECOND : undefined;
 };
+
+// draft-01 §3.2, §4: RateLimit-Remaining is the quota left; only at 0 does the reset mean "wait".
+const readRateLimitReset: DelayReader = (value, headers, now) =>
+  hasQuotaLeft(headers, 'ratelimit-remaining') ? undefined : readResetSeconds(value, headers, now);
 
 // X-RateLimit-Reset has no specification: GitHub sends epoch seconds, other APIs epoch
 // milliseconds or delay-seconds, some with a fraction. Telling them apart by size:
 const EPOCH_MS_FROM = 1_000_000_000_000; // ≥ 10^12: epoch ms (since Sep 2001); as seconds: 31,700 years
 const EPOCH_SECONDS_FROM = 1_000_000_000; // ≥ 10^9: epoch s (since Sep 2001); as a delay: 31.7 years
 
-const readXRateLimitReset: DelayReader = (value, headers, now) => {
-  // By analogy with RateLimit-Remaining: quota left means the reset time is no request to wait.
-  if (hasQuotaLeft(headers, 'x-ratelimit-remaining')) return undefined;
+const readXResetTime: DelayReader = (value, _headers, now) => {
   const text = trimOws(value);
   // De facto: digits, optionally with a decimal fraction (`1.5`); no sign, exponent or unit.
   if (!DECIMAL.test(text)) return undefined;
@@ -191,6 +191,10 @@ const readXRateLimitReset: DelayReader = (value, headers, now) => {
   if (number >= EPOCH_SECONDS_FROM) return number * SECOND - now;
   return number * SECOND;
 };
+
+// By analogy with RateLimit-Remaining: quota left means the reset time is no request to wait.
+const readXRateLimitReset: DelayReader = (value, headers, now) =>
+  hasQuotaLeft(headers, 'x-ratelimit-remaining') ? undefined : readXResetTime(value, headers, now);
 
 const READERS: ReadonlyArray<readonly [RetryHintSource, DelayReader]> = [
   ['retry-after', readRetryAfter],
