@@ -4,7 +4,8 @@ import type { Options } from 'tsup';
 export const libraryBuild = {
   entry: ['src/index.ts'],
   format: ['esm', 'cjs'],
-  dts: true,
+  // `pnpm demo` builds JavaScript only (RETRYLINE_BUILD_DTS=0): it runs the packages, it ships no types.
+  dts: process.env.RETRYLINE_BUILD_DTS !== '0',
   clean: true,
   sourcemap: true,
   target: 'es2022',
