@@ -1,9 +1,11 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RETRY, recordEvents, retry, seededRandom, virtualClock } from '@retryline/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../run';
+import { UsageError } from '../usage-error';
 import { viewCommand } from './view';
 
 function io() {
@@ -68,10 +70,45 @@ describe('retryline view', () => {
     expect((await fetch(`${origin}/../secret.txt`)).status).toBe(404);
     expect((await fetch(`${origin}/%2e%2e/secret.txt`)).status).toBe(404);
     expect((await fetch(`${origin}/viewer.js`, { method: 'POST' })).status).toBe(405);
+    // A malformed escape is that request's mistake: a 400, and the viewer goes on serving.
+    expect((await fetch(`${origin}/%`)).status).toBe(400);
+    expect((await fetch(`${origin}/%E0%A4%A`)).status).toBe(400);
+    expect((await fetch(`${origin}/viewer.js`)).status).toBe(200);
     expect(out.join('')).toContain('7 entries from view test');
     stop();
     expect(await exit).toBe(0);
     await expect(fetch(url)).rejects.toThrow();
+  });
+
+  it('says how many entries a recording holds, and where it came from only when it says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'retryline-view-'));
+    const viewerDir = join(dir, 'viewer');
+    mkdirSync(viewerDir);
+    const path = join(dir, 'anonymous.json');
+    writeFileSync(path, JSON.stringify({ format: 'retryline-recording', version: 1, entries: [] }));
+    const { out, io: commandIo } = io();
+    const exit = viewCommand([path], commandIo, { viewerDir, stop: Promise.resolve() });
+    expect(await exit).toBe(0);
+    expect(out.join('')).toContain('0 entries. Press Ctrl-C to stop.');
+    expect(out.join('')).not.toContain('undefined');
+  });
+
+  it('refuses a port that is taken with exit code 2 and a clear message, not a stack trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'retryline-view-'));
+    mkdirSync(join(dir, 'viewer'));
+    const path = await recordingFile(dir);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((taken.address() as AddressInfo).port);
+      const { io: commandIo } = io();
+      const exit = viewCommand([path, '--port', port], commandIo, { viewerDir: join(dir, 'viewer') });
+      // A UsageError: run() prints its message alone and exits with 2.
+      await expect(exit).rejects.toBeInstanceOf(UsageError);
+      await expect(exit).rejects.toThrow(`Port ${port} is in use: pick another --port`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('refuses a file that is not a recording, or a missing one, with exit code 2 and a clear message', async () => {

@@ -64,9 +64,22 @@ export async function viewCommand(
   if (!existsSync(viewerDir)) {
     throw new UsageError(`The viewer is not built (${viewerDir} is missing): run 'pnpm build' first`);
   }
-  const viewer = await startViewer({ viewerDir, recording, port });
+  let viewer: Awaited<ReturnType<typeof startViewer>>;
+  try {
+    viewer = await startViewer({ viewerDir, recording, port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE')
+      throw new UsageError(`Port ${port} is in use: pick another --port, or leave it out for a free one`);
+    if (code === 'EACCES')
+      throw new UsageError(`Port ${port} needs privileges: pick one above 1023, or leave --port out`);
+    throw error;
+  }
   io.stdout(`Retryline viewer: ${viewer.url}\n`);
-  io.stdout(`${recording.entries.length} entries from ${recording.source}. Press Ctrl-C to stop.\n`);
+  // A recording made elsewhere may not say where it came from.
+  const source =
+    typeof recording.source === 'string' && recording.source !== '' ? ` from ${recording.source}` : '';
+  io.stdout(`${recording.entries.length} entries${source}. Press Ctrl-C to stop.\n`);
   await (options.stop ??
     new Promise<void>((resolve) => {
       process.once('SIGINT', () => resolve());

@@ -63,6 +63,15 @@ export function parseRecording(text: string, name: string): Recording {
   return recording as Recording;
 }
 
+/** A request's path with its escapes decoded, `undefined` when one is malformed. */
+function decodedPath(url: string | undefined): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url ?? '/', 'http://viewer').pathname);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Serves the viewer and the recording on 127.0.0.1. */
 export async function startViewer(options: ViewerOptions): Promise<RunningViewer> {
   const root = normalize(options.viewerDir + sep);
@@ -73,7 +82,9 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
       response.end(request.method === 'HEAD' ? undefined : content);
     };
     if (request.method !== 'GET' && request.method !== 'HEAD') return send(405, 'text/plain', 'GET only');
-    const path = decodeURIComponent(new URL(request.url ?? '/', 'http://viewer').pathname);
+    const path = decodedPath(request.url);
+    // A malformed escape (`/%`) is this request's mistake: it gets a 400, the viewer keeps serving.
+    if (path === undefined) return send(400, 'text/plain', 'malformed URL');
     if (path === '/recording.json') return send(200, TYPES['.json'] ?? '', body);
     const file = normalize(join(root, path === '/' ? 'viewer.html' : path));
     const type = TYPES[extname(file)];
