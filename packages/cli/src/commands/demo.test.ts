@@ -57,4 +57,24 @@ describe('retryline demo', () => {
     const outcomes = (rows: string[][]) => rows.map((r) => r.slice(0, 6));
     expect(outcomes(second.rows)).toEqual(outcomes(first.rows));
   }, 30_000);
+
+  it('refuses an --out it could not save to before the run, with exit code 2', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'retryline-demo-'));
+    for (const [out, message] of [
+      [join(dir, 'missing', 'x.json'), `the folder ${join(dir, 'missing')} does not exist`],
+      [dir, `--out ${dir} is a folder`],
+      ['', "Expected --out to be a file path, got ''"],
+    ] as const) {
+      const printed: string[] = [];
+      const code = await run(['demo', '--quick', '--seed', '1', '--out', out], {
+        stdout: (t) => printed.push(t),
+        stderr: (t) => printed.push(t),
+        random: seededRandom(1),
+      });
+      expect(code).toBe(2);
+      expect(printed.join('')).toContain(message);
+      // Refused up front: no flaky API was started, no request sent.
+      expect(printed.join('')).not.toContain('A flaky API');
+    }
+  });
 });

@@ -1,3 +1,5 @@
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { runDemo } from '../demo/run-demo';
 import { parseFlags } from '../parse-flags';
 import { parseCount } from '../parse-number';
@@ -31,6 +33,23 @@ Options
   --quick      a shorter story (about 4 s): 2 requests a wave, a 0.8 s outage
 `;
 
+/** Throws a {@link UsageError} when the recording could not be saved to `out`. */
+function checkWritable(out: string): void {
+  if (out.trim() === '') throw new UsageError(`Expected --out to be a file path, got '${out}'`);
+  if (existsSync(out) && statSync(out).isDirectory()) {
+    throw new UsageError(`--out ${out} is a folder: give a file path, such as ${join(out, DEMO_RECORDING)}`);
+  }
+  const folder = dirname(resolve(out));
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) {
+    throw new UsageError(`Cannot save the recording to ${out}: the folder ${folder} does not exist`);
+  }
+  try {
+    accessSync(existsSync(out) ? out : folder, constants.W_OK);
+  } catch {
+    throw new UsageError(`Cannot save the recording to ${out}: not writable`);
+  }
+}
+
 /** `retryline demo`: returns the exit code. */
 export async function demoCommand(args: readonly string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseFlags(args, FLAGS, 'retryline demo');
@@ -45,6 +64,8 @@ export async function demoCommand(args: readonly string[], io: CommandIo): Promi
       ? Math.floor(io.random() * 2 ** 32) >>> 0
       : parseCount(values.seed, '--seed', MAX_SEED);
   const out = values.out ?? DEMO_RECORDING;
+  // Checked before the run, not after its 6 s: the recording is the run's last step.
+  checkWritable(out);
   await runDemo({
     seed,
     out,
