@@ -17,11 +17,11 @@ export function parseNumber(text: string, flag: string): number {
   return value;
 }
 
-/** Parses a whole number from 0 to `max`, such as a count of retries. */
-export function parseCount(text: string, flag: string, max: number): number {
+/** Parses a whole number from `min` (0 unless given) to `max`, such as a count of retries. */
+export function parseCount(text: string, flag: string, max: number, min = 0): number {
   const value = WHOLE.test(text) ? Number(text) : Number.NaN;
-  if (!(value <= max)) {
-    throw new UsageError(`Expected ${flag} to be a whole number from 0 to ${max}, got '${text}'`);
+  if (!(value >= min && value <= max)) {
+    throw new UsageError(`Expected ${flag} to be a whole number from ${min} to ${max}, got '${text}'`);
   }
   return value;
 }

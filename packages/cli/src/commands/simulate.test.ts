@@ -110,6 +110,17 @@ describe('retryline simulate herd', () => {
         .map((line) => line.split(',')[0]),
     );
     expect([...counts]).toEqual(['5', '15', '25']);
+    // The range's end is run even when the step does not land on it.
+    const offStep = await cli(['herd', '--clients', '10..25', '--step', '10', '--format', 'csv']);
+    expect(
+      new Set(
+        offStep.stdout
+          .trimEnd()
+          .split('\n')
+          .slice(1)
+          .map((line) => line.split(',')[0]),
+      ),
+    ).toEqual(new Set(['10', '20', '25']));
   });
 
   it.each([
@@ -130,7 +141,19 @@ describe('retryline simulate herd', () => {
       "Expected --clients to be a range from low to high such as 10..200, got '50..10'",
     ],
     [['--step', '0'], "Expected --step to be a whole number from 1 to 2000, got '0'"],
-    [['--step', '-1'], "Expected --step to be a whole number from 0 to 2000, got '-1'"],
+    [['--step', '-1'], "Expected --step to be a whole number from 1 to 2000, got '-1'"],
+    [
+      ['--clients', '5', '--step', '3'],
+      '--step spaces a range of client counts, and --clients 5 is one count: use a range such as 5..50',
+    ],
+    [
+      ['--clients', '1000..2000', '--step', '100'],
+      'That sweep would run 11 herds of up to 2000 clients, about 7× the most one command simulates (one herd of 2000 clients, some 20 s): raise --step or narrow --clients',
+    ],
+    [
+      ['--clients', '1..2000', '--step', '1'],
+      'That sweep would run 2000 herds of up to 2000 clients, about 668× the most one command simulates (one herd of 2000 clients, some 20 s): raise --step or narrow --clients',
+    ],
     [['--seed', 'x'], "Expected --seed to be a whole number from 0 to 4294967295, got 'x'"],
     [['--format', 'xml'], "Expected --format to be one of table, json, csv, got 'xml'"],
     [['--jitter', 'full'], "Unknown option '--jitter': see 'retryline simulate herd --help'"],

@@ -9,7 +9,10 @@ import {
   type HerdResult,
   type HerdStrategy,
   MAX_HERD_CLIENTS,
+  MAX_HERD_WORK,
   simulateHerds,
+  sweepCounts,
+  sweepWork,
 } from '../simulate/herd';
 import { UsageError } from '../usage-error';
 import { stormCommand } from './simulate-storm';
@@ -67,7 +70,7 @@ function simulateHelp(): string {
   );
   return `Usage: retryline simulate <simulation> [options]
 
-Runs a retry policy against a model in virtual time: deterministic for a seed, and instant.
+Runs a retry policy against a model in virtual time: deterministic for a seed, and done in seconds.
 
 Simulations
 ${lines.join('\n')}
@@ -142,12 +145,22 @@ function readHerdRequest(values: FlagValues<typeof HERD_FLAGS>): HerdRequest {
       }
     }
   }
-  const step =
-    values.step === undefined ? HERD_DEFAULTS.step : parseCount(values.step, '--step', MAX_HERD_CLIENTS);
-  if (step < 1)
+  if (values.step !== undefined && from === to) {
     throw new UsageError(
-      `Expected --step to be a whole number from 1 to ${MAX_HERD_CLIENTS}, got '${values.step}'`,
+      `--step spaces a range of client counts, and --clients ${values.clients} is one count: use a range such as ${from}..${from * 10}`,
     );
+  }
+  const step =
+    values.step === undefined ? HERD_DEFAULTS.step : parseCount(values.step, '--step', MAX_HERD_CLIENTS, 1);
+  const counts = sweepCounts(from, to, step);
+  const work = sweepWork(counts);
+  if (work > MAX_HERD_WORK) {
+    // The none and no-backoff strategies cost about clients² calls: one run at 2000 clients takes
+    // some 20 s, and the sum of a sweep's runs is refused past that rather than run for hours.
+    throw new UsageError(
+      `That sweep would run ${counts.length} herds of up to ${to} clients, about ${Math.ceil(work / MAX_HERD_WORK)}× the most one command simulates (one herd of ${MAX_HERD_CLIENTS} clients, some 20 s): raise --step or narrow --clients`,
+    );
+  }
   const seed =
     values.seed === undefined ? HERD_DEFAULTS.seed : parseCount(values.seed, '--seed', 0xffff_ffff);
   const format = values.format ?? 'table';
@@ -266,7 +279,7 @@ Prints the calls (read-then-write tries) of all clients and the time until the l
 
 Options
   --clients <n|a..b>  client counts to run (default ${HERD_DEFAULTS.from}..${HERD_DEFAULTS.to}, at most ${MAX_HERD_CLIENTS})
-  --step <n>          step between client counts (default ${HERD_DEFAULTS.step})
+  --step <n>          step between client counts, the range's end always run (default ${HERD_DEFAULTS.step})
   --seed <n>          seed for the network and the jitter (default ${HERD_DEFAULTS.seed})
   --format <format>   table, json or csv (default table)
   -h, --help          show this help

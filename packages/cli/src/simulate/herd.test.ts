@@ -5,8 +5,11 @@ import {
   HERD_STRATEGIES,
   type HerdStrategy,
   herdPolicyOptions,
+  MAX_HERD_WORK,
   simulateHerd,
   simulateHerds,
+  sweepCounts,
+  sweepWork,
 } from './herd';
 
 async function calls(clients: number, strategy: HerdStrategy, seed: number): Promise<number> {
@@ -136,6 +139,16 @@ describe('simulateHerds', () => {
     expect(rows[2]).toEqual(await simulateHerd({ clients: 20, strategy: 'full', seed: 3 }));
   });
 
+  it('runs the end of the range even off the step, and counts the work of a sweep as its clients squared', () => {
+    expect(sweepCounts(10, 25, 10)).toEqual([10, 20, 25]);
+    expect(sweepCounts(10, 30, 10)).toEqual([10, 20, 30]);
+    expect(sweepCounts(7, 7, 5)).toEqual([7]);
+    expect(sweepWork([10, 20, 25])).toBe(100 + 400 + 625);
+    // The default sweep is well within the limit; one herd of the most clients is just at it.
+    expect(sweepWork(sweepCounts(10, 200, 10))).toBeLessThan(MAX_HERD_WORK / 10);
+    expect(sweepWork([2000])).toBe(MAX_HERD_WORK);
+  });
+
   it('defaults to 10..200 by 10 over every strategy', async () => {
     const rows = await simulateHerds({ to: 20 });
     expect(rows).toHaveLength(2 * HERD_STRATEGIES.length);
@@ -146,6 +159,10 @@ describe('simulateHerds', () => {
     [{ from: 50, to: 10 }, 'Expected to to be at least from (50), got 10'],
     [{ step: 0 }, 'Expected step to be a whole number from 1 to 2000, got 0'],
     [{ strategies: [] }, 'Expected strategies to be at least one strategy, got none'],
+    [
+      { from: 1000, to: 2000, step: 100 },
+      'Expected the sweep to be at most 4000000 clients² in all (raise step or narrow the range), got 25850000',
+    ],
   ])('refuses %j', async (sweep, message) => {
     await expect(simulateHerds(sweep)).rejects.toThrow(new RangeError(message));
   });

@@ -59,6 +59,26 @@ export const HERD_DEFAULTS = {
 /** The most clients one run simulates: the none and no-backoff strategies cost about clients² calls. */
 export const MAX_HERD_CLIENTS = 2_000;
 
+/**
+ * The most work one sweep may take, as the sum over its runs of clients² (what the none and
+ * no-backoff strategies cost): that of one run at {@link MAX_HERD_CLIENTS}, some 20 s on a 2-core
+ * machine. A sweep such as `1..2000 step 1` would otherwise run for hours without a word.
+ */
+export const MAX_HERD_WORK = MAX_HERD_CLIENTS ** 2;
+
+/** The client counts a sweep runs: `from`, `from + step`, … and `to` itself, even off the step. */
+export function sweepCounts(from: number, to: number, step: number): number[] {
+  const counts: number[] = [];
+  for (let clients = from; clients <= to; clients += step) counts.push(clients);
+  if (counts.at(-1) !== to) counts.push(to);
+  return counts;
+}
+
+/** A sweep's work in {@link MAX_HERD_WORK}'s unit: the sum of its client counts squared. */
+export function sweepWork(counts: readonly number[]): number {
+  return counts.reduce((sum, clients) => sum + clients * clients, 0);
+}
+
 /** Hop variation: the standard deviation of a hop, as a share of `hopMs`. */
 const HOP_SPREAD = 0.2;
 
@@ -207,8 +227,9 @@ export async function simulateHerd(config: HerdConfig): Promise<HerdResult> {
 }
 
 /**
- * Runs the herd for every client count `from, from + step, …, to` and every strategy: one row per
- * (clients, strategy), client counts in order, strategies in the order given.
+ * Runs the herd for every client count `from, from + step, …` and `to`, and every strategy: one row
+ * per (clients, strategy), client counts in order, strategies in the order given. A sweep whose
+ * work passes {@link MAX_HERD_WORK} is refused.
  */
 export async function simulateHerds(sweep: HerdSweep = {}): Promise<HerdResult[]> {
   const from = checkWhole('from', sweep.from ?? HERD_DEFAULTS.from, 1, MAX_HERD_CLIENTS);
@@ -217,8 +238,16 @@ export async function simulateHerds(sweep: HerdSweep = {}): Promise<HerdResult[]
   if (to < from) fail('to', `at least from (${from})`, to);
   const strategies = (sweep.strategies ?? HERD_STRATEGIES).map(checkStrategy);
   if (strategies.length === 0) fail('strategies', 'at least one strategy', 'none');
+  const counts = sweepCounts(from, to, step);
+  if (sweepWork(counts) > MAX_HERD_WORK) {
+    fail(
+      'the sweep',
+      `at most ${MAX_HERD_WORK} clients² in all (raise step or narrow the range)`,
+      sweepWork(counts),
+    );
+  }
   const rows: HerdResult[] = [];
-  for (let clients = from; clients <= to; clients += step) {
+  for (const clients of counts) {
     for (const strategy of strategies) {
       rows.push(
         await simulateHerd({
