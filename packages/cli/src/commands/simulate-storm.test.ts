@@ -102,6 +102,14 @@ describe('retryline simulate storm', () => {
     [['--rate', '0'], 'Expected --rate to be a number of requests per second above 0 and at most 1000'],
     [['--rate', '5000'], 'at most 1000'],
     [['--rate', 'fast'], "Expected --rate to be a number such as 2 or 1.5, got 'fast'"],
+    [
+      ['--rate', '0.001'],
+      "Expected --rate to bring at least 10 requests into the incident (the stall and the 8s after it, 10s): at least 1 per second, got '0.001'",
+    ],
+    [
+      ['--rate', '0.5', '--stall', '500ms'],
+      "Expected --rate to bring at least 10 requests into the incident (the stall and the 8s after it, 8.5s): at least 1.18 per second, got '0.5'",
+    ],
     [['--stall', '11s'], 'Expected --stall to be at most 10s'],
     [['--stall', 'long'], '--stall'],
     [['--retries', '3'], "Unknown option '--retries'"],

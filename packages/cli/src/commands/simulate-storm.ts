@@ -5,7 +5,13 @@ import { parseFlags } from '../parse-flags';
 import { parseCount, parseNumber } from '../parse-number';
 import type { CommandIo } from '../run';
 import { STORM_POLICIES } from '../simulate/peers';
-import { STORM_DEFAULTS, type StormReport, type StormScenario, simulateStorms } from '../simulate/storm';
+import {
+  INCIDENT_TAIL_MS,
+  STORM_DEFAULTS,
+  type StormReport,
+  type StormScenario,
+  simulateStorms,
+} from '../simulate/storm';
 import { UsageError } from '../usage-error';
 
 const FLAGS = {
@@ -50,6 +56,7 @@ export async function stormCommand(args: readonly string[], io: CommandIo): Prom
     ...(values.rate === undefined ? {} : { ratePerSecond: readRate(values.rate) }),
     ...(values.stall === undefined ? {} : { stallMs: readStall(values.stall) }),
   };
+  checkIncidentLoad(scenario, values.rate);
   const reports = await simulateStorms({ ...scenario, policies: STORM_POLICIES });
   io.stdout(format === 'json' ? renderJson(reports) : renderTable(reports));
   return 0;
@@ -69,6 +76,23 @@ function readRate(text: string): number {
     );
   }
   return rate;
+}
+
+/** Requests the incident (the stall and the {@link INCIDENT_TAIL_MS} after it) must expect. */
+export const MIN_INCIDENT_REQUESTS = 10;
+
+/**
+ * Refuses a rate so low that few or no requests arrive during the incident: its amplification,
+ * recovery and success rate would be 0 or a handful of requests' chance, printed as if measured.
+ */
+function checkIncidentLoad(scenario: Partial<StormScenario>, rate: string | undefined): void {
+  const windowMs = (scenario.stallMs ?? STORM_DEFAULTS.stallMs) + INCIDENT_TAIL_MS;
+  const perSecond = scenario.ratePerSecond ?? STORM_DEFAULTS.ratePerSecond;
+  if ((perSecond * windowMs) / 1000 >= MIN_INCIDENT_REQUESTS) return;
+  const least = Math.ceil((MIN_INCIDENT_REQUESTS * 1000 * 100) / windowMs) / 100;
+  throw new UsageError(
+    `Expected --rate to bring at least ${MIN_INCIDENT_REQUESTS} requests into the incident (the stall and the ${formatDuration(INCIDENT_TAIL_MS)} after it, ${formatDuration(windowMs)}): at least ${least} per second, got '${rate}'`,
+  );
 }
 
 function readStall(text: string): number {
