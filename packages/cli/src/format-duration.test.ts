@@ -18,6 +18,12 @@ describe('formatDuration', () => {
     [2_046_000, '2046s'],
     [145_640.4, '145.64s'],
     [1000.0004, '1s'],
+    [0.4, '0.4ms'],
+    [3.2, '3.2ms'],
+    [9.94, '9.9ms'],
+    [9.96, '10ms'],
+    [2.04, '2ms'],
+    [-0.4, '-0.4ms'],
   ])('formats %d ms as %s', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
   });

@@ -1,7 +1,8 @@
 /**
  * Formats milliseconds the way the seed talk's tables read: under a second as `250ms`, otherwise
  * seconds with up to three decimals and trailing zeros trimmed (`2s`, `2.252s`, `64.785s`). The
- * value is first rounded to a whole millisecond, so 999.6 ms prints as `1s`, not `1000ms`.
+ * value is first rounded to a whole millisecond, so 999.6 ms prints as `1s`, not `1000ms`; under
+ * 10 ms, to a tenth (`0.4ms`, `3.2ms`).
  *
  * @example
  * ```ts
@@ -11,6 +12,10 @@
  */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms)) return String(ms);
+  // Under 10 ms a whole millisecond is too coarse (a 0.4 ms base would print as 0ms): tenths.
+  const tenths = Math.round(Math.abs(ms) * 10);
+  if (tenths < 100 && tenths % 10 !== 0)
+    return `${ms < 0 ? '-' : ''}${Math.floor(tenths / 10)}.${tenths % 10}ms`;
   const whole = Math.round(Math.abs(ms));
   const sign = ms < 0 && whole !== 0 ? '-' : '';
   if (whole < 1000) return `${sign}${whole}ms`;

@@ -359,6 +359,8 @@ describe('retryline schedule: mistakes', () => {
       'Expected --ratio to be a finite number between 0 and 1, got 2',
     ],
     [['--seed', ''], "Expected --seed to be a whole number from 0 to 4294967295 or a word, got ''"],
+    [['--seed', '-1'], "Expected --seed to be a whole number from 0 to 4294967295 or a word, got '-1'"],
+    [['--seed', '1.5'], "Expected --seed to be a whole number from 0 to 4294967295 or a word, got '1.5'"],
     [
       ['--seed', '4294967296'],
       "Expected --seed to be a whole number from 0 to 4294967295 or a word, got '4294967296'",

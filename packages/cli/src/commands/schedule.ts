@@ -193,7 +193,8 @@ function readSeed(text: string): number | string {
   if (/^\d+$/.test(text)) {
     const seed = Number(text);
     if (seed <= MAX_SEED) return seed;
-  } else if (text !== '') {
+  } else if (text !== '' && !/^[-+]?[\d.]+$/.test(text)) {
+    // A word seeds too; something number-like that is no whole number (-1, 1.5) is a mistake.
     return text;
   }
   throw new UsageError(`Expected --seed to be a whole number from 0 to ${MAX_SEED} or a word, got '${text}'`);
