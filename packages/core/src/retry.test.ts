@@ -359,6 +359,49 @@ describe('retry()', () => {
       timers.restore();
     });
 
+    it('on the system clock, a timeout and a deadline leave no timer once an attempt settles, ends or is aborted', async () => {
+      const timers = trackTimers();
+      try {
+        const policy = {
+          clock: systemClock,
+          timeout: 60_000,
+          deadline: 120_000,
+          backoff: 1,
+          jitter: 'none',
+        } as const;
+        // Succeeds: the attempt's timer and the deadline's are both cleared.
+        expect(await retry(async () => 'ok', policy)).toBe('ok');
+        expect(timers.active()).toBe(0);
+        // Times out for real (20 ms), twice, then succeeds: each attempt's timer fired or was cleared.
+        let calls = 0;
+        const slow = retry(
+          ({ signal }: AttemptContext) =>
+            ++calls < 3
+              ? new Promise<never>((_resolve, reject) =>
+                  signal?.addEventListener('abort', () => reject(signal.reason)),
+                )
+              : 'late',
+          { ...policy, timeout: 20 },
+        );
+        expect(await slow).toBe('late');
+        expect(calls).toBe(3);
+        expect(timers.active()).toBe(0);
+        // The caller aborts an attempt that ignores its signal: it ends at once, nothing left armed.
+        const controller = new AbortController();
+        const hanging = observe(
+          retry(() => new Promise<never>(() => {}), { ...policy, signal: controller.signal }),
+        );
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(timers.active()).toBe(2);
+        controller.abort(new Error('stop'));
+        await hanging.done;
+        expect((hanging.state.error as Error).message).toBe('stop');
+        expect(timers.active()).toBe(0);
+      } finally {
+        timers.restore();
+      }
+    });
+
     it('rejects at once when aborted during an attempt that ignores its signal', async () => {
       const { clock, options } = setup();
       const controller = new AbortController();

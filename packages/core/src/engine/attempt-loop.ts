@@ -9,7 +9,7 @@ import type { Emit } from '../events/emitter';
 import { type RequestOutcome, summarizeError } from '../events/types';
 import { type DelayHint, type DelayReason, decide, initialState, type RetryState } from '../policy/decide';
 import type { ResolvedPolicy } from '../policy/options';
-import type { Clock } from '../time/clock';
+import { startTimer } from '../time/clock';
 
 /** What one attempt is told by the loop. */
 export interface LoopAttempt {
@@ -154,15 +154,6 @@ export interface LoopResult<V> {
   readonly outcome: 'success' | 'not-retryable' | 'exhausted';
 }
 
-// What internal timer controllers are aborted with. A plain value: `abort()` without a reason
-// builds a DOMException (stack and all) on every request, which showed in profiles.
-const SETTLED = 'settled';
-
-/** Runs `fire` after `ms` unless `cancel` aborts first. */
-function after(clock: Clock, ms: number, cancel: AbortSignal, fire: () => void): void {
-  clock.sleep(ms, cancel).then(fire, () => {});
-}
-
 /**
  * Settles with `promise`, or rejects with `signal.reason` as soon as `signal` aborts. Through
  * {@link onAbort}: removing an event listener costs a loopback request some 6 µs, a set entry nothing.
@@ -275,14 +266,14 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
   const request =
     policy.deadline === undefined && (signal === undefined || direct) ? undefined : new AbortController();
   const aborted: AbortSignal | undefined = direct ? signal : request?.signal;
-  // `timers` cancels the deadline timer once the request is over, so nothing stays pending.
-  const timers = policy.deadline === undefined ? undefined : new AbortController();
   const unlink = request && signal ? onAbort(signal, () => request.abort(signal.reason)) : undefined;
   const deadlineAt =
     policy.deadline === undefined ? Number.POSITIVE_INFINITY : state.startedAt + policy.deadline;
-  if (request && timers && policy.deadline !== undefined) {
+  // Cancelled once the request is over, so nothing stays pending.
+  let cancelDeadline: (() => void) | undefined;
+  if (request && policy.deadline !== undefined) {
     const deadline = policy.deadline;
-    after(clock, deadline, timers.signal, () =>
+    cancelDeadline = startTimer(clock, deadline, () =>
       request.abort(
         new DeadlineExceededError(
           `${label} exceeded its ${deadline} ms deadline during attempt ${state.attempts}`,
@@ -312,7 +303,9 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       const made = state.attempts === 1 ? spec.first : undefined;
       // Its own controller only with a timeout; otherwise the attempt aborts when the request does.
       const attemptControl = policy.timeout === undefined || made ? undefined : new AbortController();
-      const attemptTimers = attemptControl ? new AbortController() : undefined;
+      // Ends the attempt's race the moment its controller aborts (a timeout, the request's abort):
+      // set while the attempt runs, so its own signal needs no listener.
+      let cutShort: ((reason: unknown) => void) | undefined;
       const context: LoopAttempt = {
         attempt: state.attempts,
         signal: attemptControl ? attemptControl.signal : aborted,
@@ -322,24 +315,29 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         previousError: lastError,
       };
       const { attempt } = context;
+      const abortAttempt = (reason: unknown) => {
+        attemptControl?.abort(reason);
+        cutShort?.(reason);
+      };
       // Linked before the guards, so a limiter's wait ends at once on an abort or at the deadline.
-      const forward = () => attemptControl?.abort(aborted?.reason);
+      const forward = () => abortAttempt(aborted?.reason);
       const linked = attemptControl !== undefined && aborted !== undefined;
+      let unforward: (() => void) | undefined;
       if (linked && aborted.aborted) forward();
-      else if (linked) aborted.addEventListener('abort', forward, { once: true });
+      else if (linked) unforward = onAbort(aborted, forward);
       let refusal: Refusal | undefined;
       try {
         const admitted = made ? undefined : spec.admit?.(context);
         refusal = admitted instanceof Promise ? await admitted : admitted;
       } catch (error) {
-        if (linked) aborted.removeEventListener('abort', forward);
+        unforward?.();
         await spec.release?.();
         state = withAttempts(state, state.attempts - 1);
         if (aborted?.aborted) throw stopped();
         throw error;
       }
       if (refusal) {
-        if (linked) aborted.removeEventListener('abort', forward);
+        unforward?.();
         await spec.release?.();
         state = withAttempts(state, state.attempts - 1);
         end(refusal.outcome, refusal.error);
@@ -348,9 +346,10 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       if (!made && emit.listening()) emit({ type: 'attempt-start', attempt, ...spec.prepare?.(context) });
 
       const timeout = policy.timeout;
-      if (attemptTimers && timeout !== undefined) {
-        after(clock, timeout, attemptTimers.signal, () =>
-          attemptControl?.abort(
+      let cancelTimeout: (() => void) | undefined;
+      if (attemptControl && timeout !== undefined) {
+        cancelTimeout = startTimer(clock, timeout, () =>
+          abortAttempt(
             new AttemptTimeoutError(`${label} attempt ${attempt} timed out after ${timeout} ms`, {
               attempts: attempt,
               totalDelay: state.totalDelay,
@@ -363,12 +362,21 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       if (made) result = made;
       else {
         try {
-          result = { ok: true, value: await raceAbort(spec.run(context), context.signal) };
+          const sent = attemptControl
+            ? new Promise<V>((resolve, reject) => {
+                const own = attemptControl.signal;
+                if (own.aborted) reject(own.reason);
+                cutShort = reject;
+                spec.run(context).then(resolve, reject);
+              })
+            : raceAbort(spec.run(context), context.signal);
+          result = { ok: true, value: await sent };
         } catch (error) {
           result = { ok: false, error };
         } finally {
-          attemptTimers?.abort(SETTLED);
-          if (linked) aborted.removeEventListener('abort', forward);
+          cutShort = undefined;
+          cancelTimeout?.();
+          unforward?.();
         }
       }
       // Awaited only when there is something to wait for: each await is a turn of the event loop.
@@ -547,7 +555,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       state = decision.state;
     }
   } finally {
-    timers?.abort(SETTLED);
+    cancelDeadline?.();
     unlink?.();
   }
 }

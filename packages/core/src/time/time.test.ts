@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { trackTimers } from '../../../../test/support/track-timers';
-import { systemClock } from './clock';
+import { startTimer, systemClock } from './clock';
 import { seededRandom } from './random';
 import { virtualClock } from './virtual-clock';
 
@@ -81,5 +81,44 @@ describe('systemClock', () => {
     await expect(long).rejects.toThrow('enough');
     expect(timers.active()).toBe(0);
     timers.restore();
+  });
+});
+
+describe('startTimer', () => {
+  it('on the real clock, fires once after ms; a cancelled one never fires and leaves no timer', async () => {
+    const timers = trackTimers();
+    try {
+      const fired: string[] = [];
+      startTimer(systemClock, 10, () => fired.push('kept'));
+      const cancel = startTimer(systemClock, 10, () => fired.push('cancelled'));
+      expect(timers.active()).toBe(2);
+      cancel();
+      expect(timers.active()).toBe(1);
+      await systemClock.sleep(40);
+      expect(fired).toEqual(['kept']);
+      expect(timers.active()).toBe(0);
+      // Past the 2^31 − 1 ms timer limit it does not fire at once (setTimeout would): it waits.
+      const far = startTimer(systemClock, 3_000_000_000, () => fired.push('far'));
+      await systemClock.sleep(20);
+      expect(fired).toEqual(['kept']);
+      far();
+      expect(timers.active()).toBe(0);
+    } finally {
+      timers.restore();
+    }
+  });
+
+  it('on any other clock, waits through its sleep: virtual time fires it, cancel leaves nothing', async () => {
+    const clock = virtualClock(0);
+    const fired: number[] = [];
+    startTimer(clock, 100, () => fired.push(clock.now()));
+    const cancel = startTimer(clock, 50, () => fired.push(-1));
+    expect(clock.pending()).toBe(2);
+    cancel();
+    await clock.advance(99);
+    expect(fired).toEqual([]);
+    await clock.advance(1);
+    expect(fired).toEqual([100]);
+    expect(clock.pending()).toBe(0);
   });
 });
