@@ -36,6 +36,9 @@ axiosRetry(peerAxios, { retries: 3 });
 const fetchWithRetry = retryFetch(fetch, { store });
 // What the guards that are on by default (the retry budget, server-informed pacing) cost a request.
 const fetchUnguarded = retryFetch(fetch, { store, budget: false, pacing: false });
+// A per-attempt timeout, against fetch with the same timeout (what an application without
+// Retryline would pass): the loop's path, with an AbortController and a timer per attempt.
+const fetchWithTimeout = retryFetch(fetch, { store, timeout: 10_000 });
 const kyRetryline = ky.create(retryline({ store }));
 const kyBuiltin = ky.create({ retry: 2 });
 const kyBare = ky.create({ retry: 0 });
@@ -63,6 +66,9 @@ const variants = {
   '@retryline/fetch': async () => (await fetchWithRetry(url)).text(),
   '@retryline/fetch + tracing': async () => (await fetchWithRetry(url)).text(),
   '@retryline/fetch + { budget: false, pacing: false }': async () => (await fetchUnguarded(url)).text(),
+  'fetch + AbortSignal.timeout(10000)': async () =>
+    (await fetch(url, { signal: AbortSignal.timeout(10_000) })).text(),
+  '@retryline/fetch + { timeout: 10000 }': async () => (await fetchWithTimeout(url)).text(),
   'axios (bare)': async () => (await axios.get(url)).data,
   '@retryline/axios': async () => (await retrylineAxios.get(url)).data,
   'axios + axios-retry': async () => (await peerAxios.get(url)).data,
@@ -74,6 +80,7 @@ const baseline = {
   '@retryline/fetch': 'fetch (bare)',
   '@retryline/fetch + tracing': 'fetch (bare)',
   '@retryline/fetch + { budget: false, pacing: false }': 'fetch (bare)',
+  '@retryline/fetch + { timeout: 10000 }': 'fetch + AbortSignal.timeout(10000)',
   '@retryline/axios': 'axios (bare)',
   'axios + axios-retry': 'axios (bare)',
   '@retryline/ky': 'ky (retry 0)',

@@ -9,7 +9,7 @@ import type { Emit } from '../events/emitter';
 import { type RequestOutcome, summarizeError } from '../events/types';
 import { type DelayHint, type DelayReason, decide, initialState, type RetryState } from '../policy/decide';
 import type { ResolvedPolicy } from '../policy/options';
-import { startTimer } from '../time/clock';
+import { type Clock, startTimer } from '../time/clock';
 
 /** What one attempt is told by the loop. */
 export interface LoopAttempt {
@@ -98,9 +98,10 @@ export interface LoopSpec<V> {
   run(attempt: LoopAttempt): Promise<V>;
   /**
    * How the first attempt went, when the caller already made it (admitted by the guards and sent,
-   * with no timeout): the loop starts by judging it, and runs only the attempts after it.
+   * through an {@link AttemptControl} when it had a timeout): the loop starts by judging it, and
+   * runs only the attempts after it. `timedOut`: it failed with its own timeout.
    */
-  readonly first?: AttemptResult<V> | undefined;
+  readonly first?: (AttemptResult<V> & { readonly timedOut?: boolean }) | undefined;
 
   /** Judges how an attempt settled (never called for the caller's abort or the deadline). */
   judge(result: AttemptResult<V>, attempt: LoopAttempt, timedOut: boolean): Verdict<V> | Promise<Verdict<V>>;
@@ -177,6 +178,62 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
 }
 
 /**
+ * An attempt with its own AbortController, for a per-attempt timeout: aborted by its timer or by
+ * the request's signal, which reaches it through the shared callback set ({@link onAbort}). Its
+ * race ends the moment it aborts, so its own fresh signal needs no listener. The attempt loop and
+ * the HTTP engine's first attempt both time attempts through it.
+ */
+export class AttemptControl {
+  readonly #controller = new AbortController();
+  #cut: ((reason: unknown) => void) | undefined;
+  #unlink: (() => void) | undefined;
+  #cancelTimer: (() => void) | undefined;
+
+  /** Linked to the request's signal at once: an abort before the send ends the attempt too. */
+  constructor(request: AbortSignal | undefined) {
+    if (request?.aborted) this.abort(request.reason);
+    else if (request) this.#unlink = onAbort(request, () => this.abort(request.reason));
+  }
+
+  /** The signal the attempt is sent with. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.#controller.abort(reason);
+    this.#cut?.(reason);
+  }
+
+  /** Aborts with `error()` (an AttemptTimeoutError) after `ms`, unless {@link done} comes first. */
+  time(clock: Clock, ms: number, error: () => unknown): void {
+    this.#cancelTimer = startTimer(clock, ms, () => this.abort(error()));
+  }
+
+  /** Settles as `run()` does, or rejects with the reason the moment the attempt aborts. */
+  race<V>(run: () => Promise<V>): Promise<V> {
+    return new Promise<V>((resolve, reject) => {
+      const own = this.#controller.signal;
+      if (own.aborted) reject(own.reason);
+      this.#cut = reject;
+      run().then(resolve, reject);
+    });
+  }
+
+  /** Whether `error` is what this attempt's own timeout aborted it with. */
+  timedOut(error: unknown): boolean {
+    return error === this.#controller.signal.reason && error instanceof AttemptTimeoutError;
+  }
+
+  /** Stops the timer and the link to the request's signal: once the attempt settled or was refused. */
+  done(): void {
+    this.#cut = undefined;
+    this.#cancelTimer?.();
+    this.#unlink?.();
+  }
+}
+
+/**
  * The state with another attempt count, written out field by field: V8 (Node 20) builds
  * `{ ...state, attempts }` on a slow path that cost some 0.6 µs an attempt.
  */
@@ -216,6 +273,20 @@ function onAbort(signal: AbortSignal, callback: () => void): () => void {
   return () => {
     own.delete(callback);
   };
+}
+
+/** What an attempt that ran out its `timeout` is aborted with. */
+export function attemptTimeout(
+  label: string,
+  attempt: number,
+  totalDelay: number,
+  timeout: number,
+): AttemptTimeoutError {
+  return new AttemptTimeoutError(`${label} attempt ${attempt} timed out after ${timeout} ms`, {
+    attempts: attempt,
+    totalDelay,
+    timeout,
+  });
 }
 
 const plural = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
@@ -302,42 +373,30 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       const now = state.attempts === 1 ? state.startedAt : clock.now();
       const made = state.attempts === 1 ? spec.first : undefined;
       // Its own controller only with a timeout; otherwise the attempt aborts when the request does.
-      const attemptControl = policy.timeout === undefined || made ? undefined : new AbortController();
-      // Ends the attempt's race the moment its controller aborts (a timeout, the request's abort):
-      // set while the attempt runs, so its own signal needs no listener.
-      let cutShort: ((reason: unknown) => void) | undefined;
+      // Linked before the guards, so a limiter's wait ends at once on an abort or at the deadline.
+      const control = policy.timeout === undefined || made ? undefined : new AttemptControl(aborted);
       const context: LoopAttempt = {
         attempt: state.attempts,
-        signal: attemptControl ? attemptControl.signal : aborted,
+        signal: control ? control.signal : aborted,
         elapsed: now - state.startedAt,
         remaining: deadlineAt - now,
         retriesLeft: policy.retries - (state.attempts - 1),
         previousError: lastError,
       };
       const { attempt } = context;
-      const abortAttempt = (reason: unknown) => {
-        attemptControl?.abort(reason);
-        cutShort?.(reason);
-      };
-      // Linked before the guards, so a limiter's wait ends at once on an abort or at the deadline.
-      const forward = () => abortAttempt(aborted?.reason);
-      const linked = attemptControl !== undefined && aborted !== undefined;
-      let unforward: (() => void) | undefined;
-      if (linked && aborted.aborted) forward();
-      else if (linked) unforward = onAbort(aborted, forward);
       let refusal: Refusal | undefined;
       try {
         const admitted = made ? undefined : spec.admit?.(context);
         refusal = admitted instanceof Promise ? await admitted : admitted;
       } catch (error) {
-        unforward?.();
+        control?.done();
         await spec.release?.();
         state = withAttempts(state, state.attempts - 1);
         if (aborted?.aborted) throw stopped();
         throw error;
       }
       if (refusal) {
-        unforward?.();
+        control?.done();
         await spec.release?.();
         state = withAttempts(state, state.attempts - 1);
         end(refusal.outcome, refusal.error);
@@ -346,37 +405,22 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       if (!made && emit.listening()) emit({ type: 'attempt-start', attempt, ...spec.prepare?.(context) });
 
       const timeout = policy.timeout;
-      let cancelTimeout: (() => void) | undefined;
-      if (attemptControl && timeout !== undefined) {
-        cancelTimeout = startTimer(clock, timeout, () =>
-          abortAttempt(
-            new AttemptTimeoutError(`${label} attempt ${attempt} timed out after ${timeout} ms`, {
-              attempts: attempt,
-              totalDelay: state.totalDelay,
-              timeout,
-            }),
-          ),
-        );
+      if (control && timeout !== undefined) {
+        const totalDelay = state.totalDelay;
+        control.time(clock, timeout, () => attemptTimeout(label, attempt, totalDelay, timeout));
       }
       let result: AttemptResult<V>;
       if (made) result = made;
       else {
         try {
-          const sent = attemptControl
-            ? new Promise<V>((resolve, reject) => {
-                const own = attemptControl.signal;
-                if (own.aborted) reject(own.reason);
-                cutShort = reject;
-                spec.run(context).then(resolve, reject);
-              })
+          const sent = control
+            ? control.race(() => spec.run(context))
             : raceAbort(spec.run(context), context.signal);
           result = { ok: true, value: await sent };
         } catch (error) {
           result = { ok: false, error };
         } finally {
-          cutShort = undefined;
-          cancelTimeout?.();
-          unforward?.();
+          control?.done();
         }
       }
       // Awaited only when there is something to wait for: each await is a turn of the event loop.
@@ -396,11 +440,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         });
         throw stopped();
       }
-      const timedOut =
-        !result.ok &&
-        attemptControl !== undefined &&
-        result.error === attemptControl.signal.reason &&
-        result.error instanceof AttemptTimeoutError;
+      const timedOut = !result.ok && (control ? control.timedOut(result.error) : made?.timedOut === true);
       let verdict: Verdict<V>;
       try {
         const judged = spec.judge(result, context, timedOut);
