@@ -1,6 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { observe } from '../../../../test/support/observe';
+import { trackTimers } from '../../../../test/support/track-timers';
 import {
   AttemptTimeoutError,
   BodyNotReplayableError,
@@ -168,6 +169,45 @@ describe('runHttpRequest: a first attempt made before the loop (nobody listening
     );
     await expect(run()).rejects.toBe(reason);
     expect(discarded).toEqual([response]);
+  });
+
+  it('times a first attempt on its own signal: a shared caller signal aborts it at once, keeps one listener, leaves no timer', async () => {
+    const timers = trackTimers();
+    try {
+      const controller = new AbortController();
+      const sent: (AbortSignal | undefined)[] = [];
+      const run = () =>
+        runHttpRequest<{ status: number; headers: Record<string, string> }>({
+          client: 'test',
+          method: 'GET',
+          url: URL_,
+          headers: undefined,
+          replayable: true,
+          options: { store: memoryStore(), timeout: 60_000 },
+          // A signal the caller may share between requests: never handed to the send itself.
+          signal: controller.signal,
+          send: ({ signal }) => {
+            sent.push(signal);
+            return sent.length <= 3
+              ? Promise.resolve({ status: 200, headers: {} })
+              : new Promise<never>(() => {});
+          },
+          inspect: (response) => response,
+          discard: () => {},
+        });
+      for (let i = 0; i < 3; i++) expect((await run()).info.attempts).toBe(1);
+      expect(timers.active()).toBe(0);
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+      expect(sent.some((signal) => signal === controller.signal || signal === undefined)).toBe(false);
+      const hanging = run();
+      const reason = new Error('user left');
+      controller.abort(reason);
+      await expect(hanging).rejects.toBe(reason);
+      expect(sent[3]?.aborted).toBe(true);
+      expect(timers.active()).toBe(0);
+    } finally {
+      timers.restore();
+    }
   });
 
   it('hands a 503 to the loop, which sends only the attempts after it', async () => {

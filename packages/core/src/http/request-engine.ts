@@ -1,7 +1,10 @@
 import {
+  AttemptControl,
   type AttemptResult,
+  attemptTimeout,
   type LoopAttempt,
   type LoopResult,
+  type LoopSpec,
   type RequestSummary,
   raceAbort,
   runAttemptLoop,
@@ -382,7 +385,7 @@ export async function runHttpRequest<R>(
   const method = exchange.method.toUpperCase();
   const { guards, policy } = options;
   const guardKey = anyGuard(guards) ? options.guardKey(method, exchange.url) : '';
-  // The happy path's shortcut. With nobody listening, no timeout or deadline, no header to add and
+  // The happy path's shortcut. With nobody listening, no deadline, no header to add and
   // guards that admit it at once, the first attempt is made here and a success that says nothing
   // of the quota is returned at once, before any of the attempt loop's set-up (its closures and
   // state are most of what a request would cost Retryline on the happy path). Anything else (a
@@ -396,11 +399,30 @@ export async function runHttpRequest<R>(
     return runLoop(exchange, options, signal, method, guardKey, undefined);
   }
   let value: R;
+  const timeout = policy.timeout;
+  // With a timeout, the attempt has its own signal (the caller's, if any, aborts it too).
+  const control = timeout === undefined ? undefined : new AttemptControl(signal);
   try {
-    value = await raceAbort(exchange.send({ attempt: 1, signal, headers: NO_HEADERS }), signal);
+    if (control === undefined) {
+      value = await raceAbort(exchange.send({ attempt: 1, signal, headers: NO_HEADERS }), signal);
+    } else {
+      const attemptSignal = control.signal;
+      control.time(policy.clock, timeout as number, () =>
+        attemptTimeout(`${method} ${redactUrl(exchange.url)}`, 1, 0, timeout as number),
+      );
+      value = await control.race(() =>
+        exchange.send({ attempt: 1, signal: attemptSignal, headers: NO_HEADERS }),
+      );
+    }
   } catch (error) {
-    return runLoop(exchange, options, signal, method, guardKey, { ok: false, error });
+    control?.done();
+    return runLoop(exchange, options, signal, method, guardKey, {
+      ok: false,
+      error,
+      timedOut: control?.timedOut(error) === true,
+    });
   }
+  control?.done();
   const { failed, spentUntil } = readResponse(exchange, options, value);
   if (signal?.aborted || failed || spentUntil !== undefined) {
     return runLoop(exchange, options, signal, method, guardKey, { ok: true, value });
@@ -421,7 +443,8 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * Whether the first attempt may be made before the loop is set up: nobody listens (so no event is
- * owed), nothing can time out, no header is added to it, and its signal, if any, is its own.
+ * owed), no deadline runs, no header is added to it, and its signal, if any, is its own or reaches
+ * it through the attempt's own controller (a timed attempt's).
  */
 function sendsFirstAtOnce(
   options: ResolvedHttpOptions,
@@ -432,8 +455,10 @@ function sendsFirstAtOnce(
   return (
     options.onEvent === undefined &&
     !anyoneListening() &&
-    (signal === undefined || (exchange.ownSignal === true && !signal.aborted)) &&
-    options.policy.timeout === undefined &&
+    // A signal the caller may share reaches a timed attempt through its own controller; without a
+    // timeout, only a signal that is this request's alone is handed to the send as it is.
+    (signal === undefined ||
+      (!signal.aborted && (exchange.ownSignal === true || options.policy.timeout !== undefined))) &&
     options.policy.deadline === undefined &&
     (options.key === undefined || IDEMPOTENT_METHODS.includes(method)) &&
     options.requestIdHeader === undefined &&
@@ -469,7 +494,7 @@ async function runLoop<R>(
   signal: AbortSignal | undefined,
   method: string,
   guardKey: string,
-  first: AttemptResult<R> | undefined,
+  first: LoopSpec<R>['first'],
 ): Promise<{ response: R; info: HttpRetryInfo }> {
   const {
     policy,
