@@ -126,6 +126,71 @@ describe('attachRetry (axios)', () => {
     expect(seen).toHaveBeenCalledTimes(1);
   });
 
+  it('a config sent again (a token refreshed on a 401) gets its own 3 attempts, not 3 × 3', async () => {
+    server.script('/replay', [
+      { status: 401 },
+      { status: 503 },
+      { status: 503 },
+      { status: 503 },
+      { status: 200 },
+    ]);
+    const instance = client();
+    instance.interceptors.response.use(undefined, async (error) => {
+      if (error.response?.status === 401 && !error.config._replayed) {
+        error.config._replayed = true;
+        return instance(error.config);
+      }
+      throw error;
+    });
+    const { error } = await settle(instance.get('/replay'));
+    expect((error as AxiosError).response?.status).toBe(503);
+    // The 401, then the replay's 3 attempts.
+    expect(server.requests('/replay')).toHaveLength(4);
+  });
+
+  it('retries with added headers after an interceptor replaced config.headers with a plain object', async () => {
+    server.script('/plain', [{ status: 503 }, { status: 503 }, { status: 200 }]);
+    const instance = axios.create({ baseURL: server.url });
+    attachRetry(instance, { ...fast, idempotencyKey: true, attemptHeader: 'x-attempt' });
+    instance.interceptors.request.use((config) => {
+      // axios accepts plain headers from an interceptor; Retryline adds its own to them.
+      (config as { headers: unknown }).headers = { ...config.headers, authorization: 'Bearer x' };
+      return config;
+    });
+    expect((await instance.post('/plain', 'x')).status).toBe(200);
+    const requests = server.requests('/plain');
+    expect(requests.map((r) => r.headers['x-attempt'])).toEqual([
+      'attempt=1; max=3',
+      'attempt=2; max=3',
+      'attempt=3; max=3',
+    ]);
+    expect(new Set(requests.map((r) => r.headers['idempotency-key'])).size).toBe(1);
+    expect(requests.every((r) => r.headers.authorization === 'Bearer x')).toBe(true);
+  });
+
+  it('a CancelToken cancelled during a wait rejects with its CanceledError at once and sends nothing more', async () => {
+    server.script('/token', [{ status: 503 }]);
+    const source = axios.CancelToken.source();
+    let interceptorRuns = 0;
+    const instance = client({
+      ...fast,
+      backoff: { strategy: 'constant', base: 10_000 },
+      onRetry: () => source.cancel('bye'),
+    });
+    instance.interceptors.request.use((config) => {
+      interceptorRuns++;
+      return config;
+    });
+    const started = Date.now();
+    const { error } = await settle(instance.get('/token', { cancelToken: source.token }));
+    expect(axios.isCancel(error)).toBe(true);
+    expect((error as CanceledError<unknown>).message).toBe('bye');
+    expect(Date.now() - started).toBeLessThan(1000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.requests('/token')).toHaveLength(1);
+    expect(interceptorRuns).toBe(1);
+  });
+
   it('per-request config.retry: false fails fast; an object overrides', async () => {
     server.script('/once', [{ status: 503 }, { status: 200 }]);
     const instance = client();

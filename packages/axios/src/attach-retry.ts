@@ -20,6 +20,7 @@ import axios, {
   type AxiosInstance,
   type AxiosResponse,
   CanceledError,
+  type CancelToken,
   type InternalAxiosRequestConfig,
 } from 'axios';
 
@@ -41,6 +42,10 @@ interface Answered {
 
 const ATTACHED = Symbol.for('retryline.axios.attached');
 const infoByResult = new WeakMap<object, Partial<HttpRetryInfo>>();
+// Retryline's wrapped adapters, each with the adapter it wraps. A config sent again (a token
+// refreshed on a 401, then `instance(error.config)`) still names the wrapper as its adapter; it is
+// unwrapped, not wrapped again, so its retries do not multiply (3 × 3 sends).
+const wrappedAdapters = new WeakMap<AxiosAdapter, AxiosAdapter>();
 const warned = new WeakSet<AxiosInstance>();
 
 /**
@@ -163,10 +168,11 @@ export function installRetry(
   }
   const defaults = prepareHttpOptions(options);
 
-  const retrying =
-    (original: AxiosAdapter): AxiosAdapter =>
-    (config) =>
-      runWithRetry(instance, original, config, defaults, id, install);
+  const retrying = (original: AxiosAdapter): AxiosAdapter => {
+    const wrapped: AxiosAdapter = (config) => runWithRetry(instance, original, config, defaults, id, install);
+    wrappedAdapters.set(wrapped, original);
+    return wrapped;
+  };
   // The last adapter setting seen and its wrapped adapter: most requests use the instance's own.
   let lastSetting: InternalAxiosRequestConfig['adapter'];
   let lastWrapped: AxiosAdapter | undefined;
@@ -175,8 +181,10 @@ export function installRetry(
     (config) => {
       // Wrap whichever adapter this request resolves to (the instance's, or one set per request).
       const setting = config.adapter ?? instance.defaults.adapter;
+      if (setting === lastWrapped && lastWrapped !== undefined) return config;
       if (lastWrapped === undefined || setting !== lastSetting) {
-        lastWrapped = retrying(axios.getAdapter(setting));
+        const wrapped = typeof setting === 'function' ? wrappedAdapters.get(setting) : undefined;
+        lastWrapped = retrying(wrapped ?? axios.getAdapter(setting));
         lastSetting = setting;
       }
       config.adapter = lastWrapped;
@@ -288,8 +296,11 @@ async function runRequest(
     );
   }
   const { retry } = config;
-  const signal = config.signal as AbortSignal | undefined;
-  const callerSignal = typeof signal?.addEventListener === 'function' ? signal : undefined;
+  const given = config.signal as AbortSignal | undefined;
+  const configSignal = typeof given?.addEventListener === 'function' ? given : undefined;
+  // A CancelToken (axios's older way to cancel) stops waits and retries as a signal does.
+  const cancellation = config.cancelToken ? cancelSignal(config.cancelToken, configSignal) : undefined;
+  const signal = cancellation ? cancellation.signal : configSignal;
   const perRequest: HttpRetryOptions | undefined = retry === false ? { retry: false } : retry;
   // The client's options were resolved once; compat's per-request options mean resolving again.
   const options = hooks.options
@@ -310,7 +321,7 @@ async function runRequest(
       headers: new LazyHeaders(config),
       replayable: !isStream(config.data),
       options,
-      signal: callerSignal,
+      signal,
       async send({ attempt, signal: attemptSignal, headers: added }) {
         // The first attempt goes out with axios's own config unless something in it must change; a
         // retry gets a copy for its interceptors to work on. (Copying a config of some thirty
@@ -325,7 +336,13 @@ async function runRequest(
           attemptConfig = await rerunRequestInterceptors(instance, attemptConfig, own);
           hooks.beforeRetry?.(attemptConfig);
         }
-        for (const name in added) attemptConfig.headers.set(name, added[name] as string);
+        for (const name in added) {
+          // An interceptor may have replaced the headers with a plain object, as axios allows.
+          if (!(attemptConfig.headers instanceof AxiosHeaders)) {
+            attemptConfig.headers = AxiosHeaders.from(attemptConfig.headers as Record<string, string>);
+          }
+          attemptConfig.headers.set(name, added[name] as string);
+        }
         try {
           return { response: await original(attemptConfig) };
         } catch (error) {
@@ -379,8 +396,35 @@ async function runRequest(
       throw timeout;
     }
     if (signal?.aborted && error === signal.reason) {
-      throw new CanceledError(undefined, undefined, config);
+      // A CancelToken's reason is axios's own CanceledError, with the message it was given.
+      throw error instanceof CanceledError ? error : new CanceledError(undefined, undefined, config);
     }
     throw error;
+  } finally {
+    cancellation?.stop();
   }
+}
+
+/**
+ * A signal that aborts when `token` is cancelled (with the token's CanceledError) or `signal`
+ * aborts; `stop()` unsubscribes from both once the request is over.
+ */
+function cancelSignal(
+  token: CancelToken,
+  signal: AbortSignal | undefined,
+): { readonly signal: AbortSignal; stop(): void } {
+  const controller = new AbortController();
+  const cancel = (reason: unknown) => controller.abort(reason);
+  const follow = () => controller.abort(signal?.reason);
+  if (token.reason) cancel(token.reason);
+  else token.subscribe(cancel);
+  if (signal?.aborted) follow();
+  else signal?.addEventListener('abort', follow, { once: true });
+  return {
+    signal: controller.signal,
+    stop() {
+      token.unsubscribe(cancel);
+      signal?.removeEventListener('abort', follow);
+    },
+  };
 }
