@@ -94,6 +94,18 @@ describe('retryFetch against the fault server', () => {
     ]);
   });
 
+  it('a redirect loop or redirect: "error" is fetch refusing, not the network failing: thrown, never retried', async () => {
+    // Every request to /loop redirects to /loop: fetch gives up after 20 redirects, 21 requests.
+    server.script('/loop', [{ status: 302, headers: { location: '/loop' } }]);
+    const loop = await settle(retryFetch(fetch, fast)(`${server.url}/loop`));
+    expect((loop.error as TypeError).message).toBe('fetch failed');
+    expect(server.requests('/loop')).toHaveLength(21);
+    server.script('/moved', [{ status: 302, headers: { location: '/elsewhere' } }]);
+    const refused = await settle(retryFetch(fetch, fast)(`${server.url}/moved`, { redirect: 'error' }));
+    expect(((refused.error as TypeError).cause as Error).message).toBe('unexpected redirect');
+    expect(server.requests('/moved')).toHaveLength(1);
+  });
+
   it('GET reset before headers → retried', async () => {
     server.script('/reset', [{ fault: 'reset-before-headers' }, { status: 200, body: 'second' }]);
     const response = await retryFetch(fetch, fast)(`${server.url}/reset`);

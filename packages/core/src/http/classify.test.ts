@@ -64,6 +64,21 @@ describe('classifyTransportError', () => {
     expect(result && 'code' in result).toBe(false);
   });
 
+  it.each([['redirect count exceeded'], ['unexpected redirect'], ['unknown scheme'], ['bad port']])(
+    'does not retry undici refusing the fetch itself ("fetch failed", cause "%s", no code)',
+    (reason) => {
+      expect(
+        classifyTransportError(new TypeError('fetch failed', { cause: new Error(reason) })),
+      ).toBeUndefined();
+      // A network failure behind the same cause text, with a code, is still one.
+      const coded = Object.assign(new Error(reason), { code: 'ECONNRESET' });
+      expect(classifyTransportError(new TypeError('fetch failed', { cause: coded }))).toEqual({
+        phase: 'unknown',
+        code: 'ECONNRESET',
+      });
+    },
+  );
+
   it('treats a bare undici "fetch failed" without a cause as unknown', () => {
     expect(classifyTransportError(new TypeError('fetch failed'))).toEqual({ phase: 'unknown' });
   });

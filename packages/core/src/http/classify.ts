@@ -45,6 +45,26 @@ const OPAQUE_NETWORK_MESSAGES = [
   'network error',
 ];
 
+// undici's `fetch failed` also stands for failures of the fetch itself, not of the network: its
+// cause then says which, with no error code. Retrying those repeats them (a redirect loop, 20 sends
+// per attempt).
+const FETCH_REFUSALS = [
+  'redirect count exceeded',
+  'unexpected redirect', // redirect: 'error'
+  'unknown scheme',
+  'bad port', // a port fetch blocks (1, 25, 6000 …)
+  'url scheme must be a http(s) scheme',
+];
+
+/** Whether undici refused the fetch itself (its cause names the reason, with no code). */
+function isFetchRefusal(error: unknown, codes: readonly string[]): boolean {
+  if (codes.length > 0) return false;
+  const cause = (error as { cause?: unknown }).cause;
+  const message =
+    typeof cause === 'object' && cause !== null ? (cause as { message?: unknown }).message : undefined;
+  return typeof message === 'string' && FETCH_REFUSALS.includes(message.toLowerCase());
+}
+
 function codesOf(error: unknown): string[] {
   const codes: string[] = [];
   let current: unknown = error;
@@ -70,7 +90,11 @@ export function classifyTransportError(error: unknown): TransportFailure | undef
   if (unknown) return { phase: 'unknown', code: unknown };
   const message =
     typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
-  if (typeof message === 'string' && OPAQUE_NETWORK_MESSAGES.includes(message.toLowerCase())) {
+  if (
+    typeof message === 'string' &&
+    OPAQUE_NETWORK_MESSAGES.includes(message.toLowerCase()) &&
+    !isFetchRefusal(error, codes)
+  ) {
     return codes[0] === undefined ? { phase: 'unknown' } : { phase: 'unknown', code: codes[0] };
   }
   return undefined;
