@@ -198,6 +198,10 @@ describe('attachRetry (axios)', () => {
     server.script('/once', [{ status: 503 }, { status: 503 }, { status: 503 }, { status: 200 }]);
     expect((await instance.get('/once', { retry: { retries: 3 } })).status).toBe(200);
     expect(server.requests('/once')).toHaveLength(5);
+    // A number of retries, as the option retry takes it: 0 fails fast too.
+    server.script('/zero', [{ status: 503 }, { status: 200 }]);
+    expect((await settle(instance.get('/zero', { retry: 0 }))).error).toBeInstanceOf(AxiosError);
+    expect(server.requests('/zero')).toHaveLength(1);
   });
 
   it('an abort during a wait rejects with CanceledError at once and sends nothing more', async () => {

@@ -10,6 +10,7 @@ import {
   type PreparedHttpOptions,
   prepareHttpOptions,
   RetriesExhaustedError,
+  requestRetryOptions,
   revealRetryInfo,
   runHttpRequest,
 } from '@retryline/core';
@@ -29,8 +30,8 @@ export type AxiosRetryOptions = HttpRetryOptions;
 
 declare module 'axios' {
   interface AxiosRequestConfig {
-    /** Retryline options for this request, over the instance's; `false` fails fast. */
-    retry?: AxiosRetryOptions | false;
+    /** Retryline options for this request, over the instance's; `false` fails fast; a number of retries. */
+    retry?: AxiosRetryOptions | false | number;
   }
 }
 
@@ -301,7 +302,7 @@ async function runRequest(
   // A CancelToken (axios's older way to cancel) stops waits and retries as a signal does.
   const cancellation = config.cancelToken ? cancelSignal(config.cancelToken, configSignal) : undefined;
   const signal = cancellation ? cancellation.signal : configSignal;
-  const perRequest: HttpRetryOptions | undefined = retry === false ? { retry: false } : retry;
+  const perRequest = requestRetryOptions(retry);
   // The client's options were resolved once; compat's per-request options mean resolving again.
   const options = hooks.options
     ? mergeOptions(mergeOptions(defaults.defaults, hooks.options), perRequest ?? {})

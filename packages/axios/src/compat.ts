@@ -14,6 +14,7 @@ import {
   mergeOptions,
   normalizePolicy,
   parseRetryHint,
+  requestRetryOptions,
   systemClock,
   systemRandom,
 } from '@retryline/core';
@@ -442,9 +443,7 @@ function axiosRetryCompat(
     // The retries the engine will allow, after axios's own per-request `retry` key (read by
     // retryOn above, which runs only once the request does).
     const { retry } = config;
-    const retries = normalizePolicy(
-      mergeOptions(options, retry === false ? { retry: false } : retry),
-    ).retries;
+    const retries = normalizePolicy(mergeOptions(options, requestRetryOptions(retry))).retries;
     const { validateResponse } = settings;
     return {
       options,

@@ -154,6 +154,7 @@ export {
   type PreparedHttpOptions,
   prepareHttpOptions,
   type ResolvedHttpOptions,
+  requestRetryOptions,
   resolveHttpOptions,
   revealRetryInfo,
   runHttpRequest,

@@ -12,11 +12,12 @@ takesFetch(client);
 // init.retry: per-request options, or false to fail fast.
 client('https://api.example/x', { retry: { retries: 5, idempotencyKey: true } });
 client('https://api.example/x', { method: 'POST', body: 'x', retry: false });
+client('https://api.example/x', { retry: 0 }); // a number of retries, as the option retry takes
 expectTypeOf<RetryFetch>().parameter(1).toMatchTypeOf<{ retry?: unknown } | undefined>();
 
 // @ts-expect-error retries is a number
 client('https://api.example/x', { retry: { retries: 'five' } });
-// @ts-expect-error retry is options or false, not true
+// @ts-expect-error retry is options, false or a number, not true
 client('https://api.example/x', { retry: true });
 // @ts-expect-error unknown jitter
 retryFetch(fetch, { jitter: 'sometimes' });

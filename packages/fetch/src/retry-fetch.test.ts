@@ -196,3 +196,43 @@ describe("retryFetch: a Request's own signal, raced", () => {
     await expect(pending).rejects.toThrow('user left');
   });
 });
+
+describe('retryFetch: init.retry', () => {
+  const unavailable = () => Promise.resolve(new Response('busy', { status: 503 }));
+  const fast = { backoff: { strategy: 'constant', base: 1 }, jitter: 'none' } as const;
+
+  it('takes a number of retries as the option retry does: 0 fails fast, 4 makes 5 attempts', async () => {
+    const fetchImpl = vi.fn(unavailable);
+    const client = retryFetch(fetchImpl, fast);
+    expect((await client('https://api.example/x', { retry: 0 })).status).toBe(503);
+    expect(fetchImpl).toHaveBeenCalledTimes(1);
+    fetchImpl.mockClear();
+    await client('https://api.example/x', { retry: 4 });
+    expect(fetchImpl).toHaveBeenCalledTimes(5);
+  });
+
+  it.each([
+    [
+      'a string',
+      'no',
+      "Expected retry to be an object of options, a boolean or a number of retries, got 'no'",
+    ],
+    ['null', null, 'Expected retry to be an object of options, a boolean or a number of retries, got null'],
+    ['a negative number', -1, 'Expected retry to be a boolean, a non-negative integer or Infinity, got -1'],
+  ])('rejects %s with InvalidOptionsError before anything is sent', async (_name, retry, message) => {
+    const fetchImpl = vi.fn(unavailable);
+    const call = retryFetch(fetchImpl, fast)('https://api.example/x', { retry: retry as never });
+    await expect(call).rejects.toThrow(InvalidOptionsError);
+    await expect(call).rejects.toThrow(message);
+    expect(fetchImpl).not.toHaveBeenCalled();
+  });
+
+  it('refuses options that give both retry and retries, in the client or in one request', async () => {
+    expect(() => retryFetch(ok, { retry: 1, retries: 4 })).toThrow(
+      'Expected only one of retry and retries, got both',
+    );
+    expect(() => retryFetch(ok, { retries: 4, retry: 1 })).toThrow(InvalidOptionsError);
+    const call = retryFetch(ok)('https://api.example/x', { retry: { retries: 4, retry: 1 } });
+    await expect(call).rejects.toThrow('Expected only one of retry and retries, got both');
+  });
+});

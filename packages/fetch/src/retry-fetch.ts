@@ -20,9 +20,12 @@ export interface FetchRetryOptions extends HttpRetryOptions {
   client?: string;
 }
 
-/** `fetch`'s init, plus `retry`: per-request options over the client's, or `false` to fail fast. */
+/**
+ * `fetch`'s init, plus `retry`: per-request options over the client's, `false` to fail fast, or a
+ * number of retries (`retry: 0` fails fast too).
+ */
 export interface RetryRequestInit extends RequestInit {
-  retry?: FetchRetryOptions | false;
+  retry?: FetchRetryOptions | false | number;
 }
 
 /** A `fetch` with retries: assignable to `typeof fetch`, and it takes `init.retry`. */
@@ -202,7 +205,7 @@ export function retryFetch(
       const retry = init?.retry;
       // Not `const { retry, ...given } = init`: V8 (Node 20) copies with a rest pattern on a slow path.
       const given = init == null ? NO_INIT : retry === undefined ? init : withoutRetry(init);
-      const options = prepared.with(retry === false ? { retry: false } : retry);
+      const options = prepared.with(retry);
       const run = (rest: RequestInit) =>
         runHttpRequest(new FetchExchange(fetchImpl, client, input, rest, options)).then(settled);
       if (given.body != null && isFormData(given.body)) return freezeFormData(given).then(run);

@@ -331,6 +331,24 @@ describe('runHttpRequest', () => {
       expect(state.value?.info.outcome).toBe('success');
     });
 
+    it.each([
+      ['undefined', undefined],
+      ['an empty string', ''],
+      ['a line break', 'a\r\nX-Injected: 1'],
+      ['a number', 42],
+    ])('refuses a generator that returns %s, before anything is sent', async (_name, returned) => {
+      const { sends, finish } = setup([res(200)], {
+        method: 'POST',
+        options: { idempotencyKey: () => returned as string },
+      });
+      const state = await finish();
+      expect(sends).toHaveLength(0);
+      expect(state.error).toBeInstanceOf(InvalidOptionsError);
+      expect((state.error as Error).message).toMatch(
+        /^Expected idempotencyKey's generator result to be a non-empty string on one line, got /,
+      );
+    });
+
     it('keys PATCH and lower-case methods too', async () => {
       for (const method of ['PATCH', 'post']) {
         const { sends, finish } = setup([res(503), res(200)], { method, options: { idempotencyKey: true } });

@@ -300,8 +300,12 @@ function resolveOptions(input: HttpRetryOptions | undefined) {
 export interface PreparedHttpOptions {
   /** The client's options as given (a copy). */
   readonly defaults: HttpRetryOptions;
-  /** The options of one request: the client's, with `overrides` (the request's own) on top. */
-  with(overrides?: HttpRetryOptions): ResolvedHttpOptions;
+  /**
+   * The options of one request: the client's, with `overrides` (the request's own `retry`) on top:
+   * an object of options, `false` to fail fast, a number of retries, or `true` for the client's.
+   * Anything else throws {@link InvalidOptionsError}.
+   */
+  with(overrides?: HttpRetryOptions | boolean | number): ResolvedHttpOptions;
 }
 
 // Per-request options that change no policy: applied to the client's resolved options as they are.
@@ -313,6 +317,21 @@ const LIGHT_OVERRIDES = {
 } as const;
 
 const isLight = (key: string): key is keyof typeof LIGHT_OVERRIDES => Object.hasOwn(LIGHT_OVERRIDES, key);
+
+/**
+ * A request's own `retry` (fetch's `init.retry`, axios's `config.retry`) as options: an object as
+ * it is, `false` and a number of retries as the option `retry` takes them, `true` or nothing as
+ * no options of its own. Anything else throws {@link InvalidOptionsError}: ignored, it would
+ * silently keep the client's retries.
+ */
+export function requestRetryOptions(value: unknown): HttpRetryOptions | undefined {
+  if (value === undefined || value === true) return undefined;
+  if (value === false || typeof value === 'number') return { retry: value };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid('retry', 'an object of options, a boolean or a number of retries', value);
+  }
+  return value as HttpRetryOptions;
+}
 
 /**
  * Resolves a client's options once (throwing on a mistake, at creation). A request with no options
@@ -327,7 +346,8 @@ export function prepareHttpOptions(options: HttpRetryOptions | undefined): Prepa
   const base = resolveHttpOptions(defaults);
   return {
     defaults,
-    with(overrides) {
+    with(given) {
+      const overrides = requestRetryOptions(given);
       if (overrides === undefined) return base;
       const keys = Object.keys(overrides).filter(
         (key) => (overrides as Record<string, unknown>)[key] !== undefined,
@@ -530,7 +550,18 @@ async function runLoop<R>(
   const callerKey = key ? callerHeaders()[key.header.toLowerCase()] : undefined;
   const added: Record<string, string> = {};
   if (key && nonIdempotent && callerKey === undefined) {
-    added[key.header] = formatIdempotencyKey(key.generate({ method, url: exchange.url }), key.format);
+    const generated: unknown = key.generate({ method, url: exchange.url });
+    // A key that is no key (undefined, '', a line break) would make every such request one to a
+    // deduplicating server, or no header at all: refused before anything is sent.
+    if (typeof generated !== 'string' || generated.trim() === '' || /[\r\n\0]/.test(generated)) {
+      throw invalid(
+        "idempotencyKey's generator result",
+        'a non-empty string on one line',
+        generated,
+        'idempotencyKey',
+      );
+    }
+    added[key.header] = formatIdempotencyKey(generated, key.format);
   }
   if (requestIdHeader && callerRequestId === undefined) added[requestIdHeader] = idOf();
   // Whether the request carries an idempotency key: asked only once an attempt has failed.

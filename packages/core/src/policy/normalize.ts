@@ -253,6 +253,12 @@ export function mergeOptions<T extends object>(defaults: T | undefined, override
   const merged: Record<string, unknown> = {};
   for (const source of [defaults, overrides]) {
     if (source === undefined) continue;
+    // Across the two, the later of retry and retries wins; one object that gives both numbers is
+    // a mistake, which merging would hide (the key order would decide).
+    const given = source as { retry?: unknown; retries?: unknown };
+    if (typeof own(given, 'retry') === 'number' && own(given, 'retries') !== undefined) {
+      throw new InvalidOptionsError('Expected only one of retry and retries, got both', { option: 'retry' });
+    }
     for (const key of Object.keys(source)) {
       if (UNSAFE_KEYS.has(key)) continue;
       const value = (source as Record<string, unknown>)[key];
