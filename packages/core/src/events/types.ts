@@ -3,6 +3,7 @@
  * JSON object with a protocol version, a type, the request it belongs to and a clock time.
  */
 
+import { redactText } from '../http/redact';
 import type { DelayReason } from '../policy/decide';
 import type { BackoffStrategy, JitterType } from '../policy/options';
 
@@ -157,8 +158,12 @@ export type RetrylineEventListener = (event: RetrylineEvent) => void;
 export function summarizeError(error: unknown): ErrorSummary {
   if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
     const e = error as { name?: unknown; message?: unknown; code?: unknown };
-    const summary = { name: typeof e.name === 'string' ? e.name : 'Error', message: String(e.message) };
+    // Redacted as the event's URL is: messages quote URLs, query strings and credentials included.
+    const summary = {
+      name: typeof e.name === 'string' ? e.name : 'Error',
+      message: redactText(String(e.message)),
+    };
     return typeof e.code === 'string' ? { ...summary, code: e.code } : summary;
   }
-  return { name: typeof error, message: String(error) };
+  return { name: typeof error, message: redactText(String(error)) };
 }

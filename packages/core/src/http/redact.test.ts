@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MASK, REDACTED, redactHeaders, redactUrl, SENSITIVE_HEADERS } from './redact';
+import { summarizeError } from '../events/types';
+import { MASK, REDACTED, redactHeaders, redactText, redactUrl, SENSITIVE_HEADERS } from './redact';
 
 const none: ReadonlySet<string> = new Set();
 
@@ -159,5 +160,32 @@ describe('redactHeaders', () => {
     expect(redactHeaders(undefined, none)).toEqual({});
     expect(redactHeaders({}, none)).toEqual({});
     expect(redactHeaders(new Headers(), none)).toEqual({});
+  });
+});
+
+describe('redactText', () => {
+  it.each([
+    [
+      'Failed to parse URL from http://exa mple.com/x?api_key=SECRETKEY',
+      'Failed to parse URL from http://exa mple.com/x?api_key=***',
+    ],
+    [
+      'Request cannot be constructed from a URL that includes credentials: http://user:SECRETPW@127.0.0.1:1/x',
+      'Request cannot be constructed from a URL that includes credentials: http://127.0.0.1:1/x',
+    ],
+    [
+      "GET 'https://api.example/a?token=abc&page=2' failed",
+      "GET 'https://api.example/a?token=***&page=***' failed",
+    ],
+    ['fetch failed', 'fetch failed'],
+    ['a = b, no query', 'a = b, no query'],
+  ])('%s', (text, redacted) => {
+    expect(redactText(text)).toBe(redacted);
+  });
+
+  it('redacts what an event reports of an error', () => {
+    const error = new TypeError('Failed to parse URL from http://exa mple.com/x?api_key=SECRETKEY');
+    expect(summarizeError(error).message).not.toContain('SECRETKEY');
+    expect(summarizeError('http://user:pw@host/x').message).toBe('http://host/x');
   });
 });

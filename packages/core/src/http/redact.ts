@@ -81,3 +81,18 @@ export function redactUrl(url: string): string {
     .join('&');
   return `${base}?${query}`;
 }
+
+// A URL with a scheme, up to whitespace or a quote; then any query-string pair left in the text
+// (a URL broken by a space, a query quoted alone).
+const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]*/gi;
+const QUERY_PAIR_IN_TEXT = /([?&][^=\s&#'"<>]+=)[^&\s#'"<>]*/g;
+
+/**
+ * Free text (an error's message) with the URLs in it redacted as {@link redactUrl} does, and any
+ * other query-string value masked: fetch's own messages quote the URL they failed on
+ * (`Failed to parse URL from http://x/?api_key=…`, `… includes credentials: http://user:pw@…`).
+ */
+export function redactText(text: string): string {
+  if (!text.includes('://') && !text.includes('=')) return text;
+  return text.replace(URL_IN_TEXT, (url) => redactUrl(url)).replace(QUERY_PAIR_IN_TEXT, `$1${MASK}`);
+}
