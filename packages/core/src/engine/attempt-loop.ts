@@ -444,9 +444,11 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       let verdict: Verdict<V>;
       try {
         const judged = spec.judge(result, context, timedOut);
-        verdict = judged instanceof Promise ? await judged : judged;
+        // A judge may wait (an async retryOn, a shared store): an abort does not wait for it.
+        verdict = judged instanceof Promise ? await raceAbort(judged, aborted) : judged;
       } catch (error) {
         if (result.ok) spec.discard?.(result.value);
+        if (aborted?.aborted && error === aborted.reason) throw stopped();
         end('not-retryable', error);
         throw error;
       }
@@ -581,8 +583,17 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       });
       if (spec.onRetry) {
         try {
-          await spec.onRetry({ attempt, nextAttempt: decision.nextAttempt, delay, reason, error: cause });
+          const hooked = spec.onRetry({
+            attempt,
+            nextAttempt: decision.nextAttempt,
+            delay,
+            reason,
+            error: cause,
+          });
+          // A slow hook does not hold up an abort.
+          await raceAbort(Promise.resolve(hooked), aborted);
         } catch (hookError) {
+          if (aborted?.aborted && hookError === aborted.reason) throw stopped();
           end('not-retryable', hookError);
           throw hookError;
         }

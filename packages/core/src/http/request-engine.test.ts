@@ -854,6 +854,27 @@ describe('runHttpRequest', () => {
     expect(clock.pending()).toBe(0);
   });
 
+  it.each([
+    ['an async retryOn', { retryOn: () => new Promise<boolean>(() => {}) }],
+    ['an async onRetry', { onRetry: () => new Promise<void>(() => {}) }],
+  ])('rejects at once with signal.reason when aborted while %s has not settled', async (_name, hook) => {
+    const controller = new AbortController();
+    const { sends, run, discarded } = setup([res(503), res(200)], {
+      options: { signal: controller.signal, ...hook },
+    });
+    // The 503 is in and the hook is still running: the request must not wait for it.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(run.state.settled).toBe(false);
+    const reason = new Error('navigated away');
+    controller.abort(reason);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(run.state.settled).toBe(true);
+    expect(run.state.error).toBe(reason);
+    expect(sends).toHaveLength(1);
+    // The 503 judged when the abort came is freed, never returned (retryOn), or was already (onRetry).
+    expect(discarded).toHaveLength(1);
+  });
+
   it('emits the events of one retried request in order, URL masked and headers redacted', async () => {
     const events: RetrylineEvent[] = [];
     const { finish } = setup(
