@@ -106,6 +106,30 @@ describe('retryFetch against the fault server', () => {
     expect(server.requests('/moved')).toHaveLength(1);
   });
 
+  it.each([
+    ['a signal in init', {}, 'init'],
+    ['a signal in init, with a timeout', { timeout: 5_000 }, 'init'],
+    ["a Request's own signal, with a timeout", { timeout: 5_000 }, 'request'],
+    ['a signal in init, with a deadline', { deadline: 5_000 }, 'init'],
+  ] as const)(
+    'an abort after the response still ends its body, as fetch does: %s',
+    async (_name, options, where) => {
+      server.script('/trickle', [{ fault: 'stall-body' }]);
+      const controller = new AbortController();
+      const client = retryFetch(fetch, { ...fast, ...options });
+      const url = `${server.url}/trickle`;
+      const response =
+        where === 'init'
+          ? await client(url, { signal: controller.signal })
+          : await client(new Request(url, { signal: controller.signal }));
+      const reason = new Error('user left');
+      const body = settle(response.text());
+      controller.abort(reason);
+      const { error } = await body;
+      expect(error).toBe(reason);
+    },
+  );
+
   it('GET reset before headers → retried', async () => {
     server.script('/reset', [{ fault: 'reset-before-headers' }, { status: 200, body: 'second' }]);
     const response = await retryFetch(fetch, fast)(`${server.url}/reset`);

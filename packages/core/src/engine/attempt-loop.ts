@@ -87,6 +87,12 @@ export interface LoopSpec<V> {
    * is, and the loop makes no controller of its own (an HTTP exchange's `ownSignal`).
    */
   readonly ownSignal?: boolean;
+  /**
+   * The value returned goes on working after the request (an HTTP response whose body is still to
+   * be read): the caller's abort keeps reaching the signal its last attempt was sent with, while
+   * the value lives, as it would with the caller's signal handed to the client.
+   */
+  readonly outlives?: boolean;
   /** Names the request in error messages: `Operation`, `GET https://api.example/x`. */
   readonly label: string;
   readonly emit: Emit;
@@ -231,6 +237,28 @@ export class AttemptControl {
     this.#cancelTimer?.();
     this.#unlink?.();
   }
+
+  /**
+   * Once the attempt's `value` is returned: the timer stops, the link to the request's signal
+   * stays while `value` lives (a response body still being read follows an abort).
+   */
+  handOver(value: unknown): void {
+    this.#cut = undefined;
+    this.#cancelTimer?.();
+    const unlink = this.#unlink;
+    this.#unlink = undefined;
+    if (unlink) keepWhile(value, unlink);
+  }
+}
+
+// Links kept for returned values, each dropped once its value is collected.
+const keptLinks = new FinalizationRegistry<() => void>((stop) => stop());
+
+/** Calls `stop` once `value` is garbage-collected; at once when it is no object. */
+function keepWhile(value: unknown, stop: () => void): void {
+  if ((typeof value === 'object' && value !== null) || typeof value === 'function')
+    keptLinks.register(value, stop);
+  else stop();
 }
 
 /**
@@ -482,6 +510,14 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
 
       if (verdict.action === 'return') {
         const final = verdict.outcome ?? 'success';
+        // The controller the last attempt was sent with keeps following the caller's abort.
+        const sentWith = control ?? (made ? undefined : request);
+        if (spec.outlives && signal && !signal.aborted && sentWith) {
+          keepWhile(
+            verdict.value,
+            onAbort(signal, () => sentWith.abort(signal.reason)),
+          );
+        }
         end(final, undefined, details?.status === undefined ? undefined : { status: details.status });
         return {
           value: verdict.value,

@@ -442,7 +442,9 @@ export async function runHttpRequest<R>(
       timedOut: control?.timedOut(error) === true,
     });
   }
-  control?.done();
+  // The caller's abort keeps reaching the attempt's signal while the response lives: its body is
+  // read after this returns.
+  control?.handOver(value);
   const { failed, spentUntil } = readResponse(exchange, options, value);
   if (signal?.aborted || failed || spentUntil !== undefined) {
     return runLoop(exchange, options, signal, method, guardKey, { ok: true, value });
@@ -667,6 +669,8 @@ async function runLoop<R>(
     },
     signal,
     ownSignal: exchange.ownSignal === true,
+    // A response's body is read after the request: the caller's abort must still end it.
+    outlives: true,
     label: `${method} ${url}`,
     emit,
     first,
