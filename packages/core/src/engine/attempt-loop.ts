@@ -235,7 +235,9 @@ export class AttemptControl {
   done(): void {
     this.#cut = undefined;
     this.#cancelTimer?.();
+    this.#cancelTimer = undefined;
     this.#unlink?.();
+    this.#unlink = undefined;
   }
 
   /**
@@ -245,10 +247,24 @@ export class AttemptControl {
   handOver(value: unknown): void {
     this.#cut = undefined;
     this.#cancelTimer?.();
+    // Dropped, not only cleared: the timer's callback holds the scope it was made in.
+    this.#cancelTimer = undefined;
     const unlink = this.#unlink;
     this.#unlink = undefined;
     if (unlink) keepWhile(value, unlink);
   }
+}
+
+/**
+ * Lets `signal` keep aborting `target` while `value` lives. Made here, not where `value` is known:
+ * a closure made in the attempt loop would hold the loop's scope, `value` in it, and a value held
+ * by its own finalizer's callback is never collected.
+ */
+function keepFollowing(value: unknown, signal: AbortSignal, target: { abort(reason: unknown): void }): void {
+  keepWhile(
+    value,
+    onAbort(signal, () => target.abort(signal.reason)),
+  );
 }
 
 // Links kept for returned values, each dropped once its value is collected.
@@ -282,25 +298,30 @@ const abortCallbacks = new WeakMap<AbortSignal, Set<() => void>>();
 
 /** Calls `callback` when `signal` aborts; returns a function that stops that. */
 function onAbort(signal: AbortSignal, callback: () => void): () => void {
-  let callbacks = abortCallbacks.get(signal);
-  if (callbacks === undefined) {
-    const registered = new Set<() => void>();
-    callbacks = registered;
-    abortCallbacks.set(signal, registered);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const call of [...registered]) call();
-        registered.clear();
-      },
-      { once: true },
-    );
-  }
+  const callbacks = abortCallbacks.get(signal) ?? listenFor(signal);
   callbacks.add(callback);
-  const own = callbacks;
   return () => {
-    own.delete(callback);
+    callbacks.delete(callback);
   };
+}
+
+/**
+ * The callback set of `signal`, with the one listener that calls it. Made apart from
+ * {@link onAbort}: a listener made there would share its scope and hold the first callback, and
+ * with it the first request's response, for as long as the signal lives.
+ */
+function listenFor(signal: AbortSignal): Set<() => void> {
+  const registered = new Set<() => void>();
+  abortCallbacks.set(signal, registered);
+  signal.addEventListener(
+    'abort',
+    () => {
+      for (const call of [...registered]) call();
+      registered.clear();
+    },
+    { once: true },
+  );
+  return registered;
 }
 
 /** What an attempt that ran out its `timeout` is aborted with. */
@@ -512,12 +533,8 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         const final = verdict.outcome ?? 'success';
         // The controller the last attempt was sent with keeps following the caller's abort.
         const sentWith = control ?? (made ? undefined : request);
-        if (spec.outlives && signal && !signal.aborted && sentWith) {
-          keepWhile(
-            verdict.value,
-            onAbort(signal, () => sentWith.abort(signal.reason)),
-          );
-        }
+        if (spec.outlives && signal && !signal.aborted && sentWith)
+          keepFollowing(verdict.value, signal, sentWith);
         end(final, undefined, details?.status === undefined ? undefined : { status: details.status });
         return {
           value: verdict.value,
