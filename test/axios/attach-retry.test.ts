@@ -93,7 +93,9 @@ describe('attachRetry (axios)', () => {
     const { error } = await settle(instance.post('/x', 'body'));
     expect(error).toBeInstanceOf(AxiosError);
     expect((error as AxiosError).code).toBe('ECONNREFUSED');
-    expect(getRetryInfo(error)).toMatchObject({ attempts: 3 });
+    // The whole account, as for an HTTP failure: both waits and why the request stopped.
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 3, totalDelay: 40, outcome: 'exhausted' });
+    expect(getRetryInfo(error)?.delays?.map((d) => d.delay)).toEqual([20, 20]);
   });
 
   it('honours axios’s own per-attempt timeout and retries a GET that timed out', async () => {

@@ -1,4 +1,6 @@
 import {
+  errorRetryInfo,
+  type HttpErrorRetryInfo,
   type HttpRetryInfo,
   type HttpRetryOptions,
   InvalidOptionsError,
@@ -42,7 +44,7 @@ interface Answered {
 }
 
 const ATTACHED = Symbol.for('retryline.axios.attached');
-const infoByResult = new WeakMap<object, Partial<HttpRetryInfo>>();
+const infoByResult = new WeakMap<object, Partial<HttpRetryInfo> | HttpErrorRetryInfo>();
 // Retryline's wrapped adapters, each with the adapter it wraps. A config sent again (a token
 // refreshed on a 401, then `instance(error.config)`) still names the wrapper as its adapter; it is
 // unwrapped, not wrapped again, so its retries do not multiply (3 × 3 sends).
@@ -53,7 +55,9 @@ const warned = new WeakSet<AxiosInstance>();
  * How the request behind an axios response or error went: attempts, total delay, each wait and why.
  * `undefined` when the request did not go through Retryline.
  */
-export function getRetryInfo(responseOrError: unknown): Partial<HttpRetryInfo> | undefined {
+export function getRetryInfo(
+  responseOrError: unknown,
+): Partial<HttpRetryInfo> | HttpErrorRetryInfo | undefined {
   return typeof responseOrError === 'object' && responseOrError !== null
     ? revealRetryInfo(
         keptRetryInfo<Partial<HttpRetryInfo>>(responseOrError) ?? infoByResult.get(responseOrError),
@@ -378,7 +382,7 @@ async function runRequest(
   } catch (error) {
     // Transport failures that outlast the retries reject with axios's own error, as axios would.
     if (error instanceof RetriesExhaustedError && error.cause instanceof AxiosError) {
-      infoByResult.set(error.cause, { attempts: error.attempts, totalDelay: error.totalDelay });
+      infoByResult.set(error.cause, exhaustedInfo(error));
       await hooks.onExhausted?.(error.cause, error.attempts - 1);
       throw error.cause;
     }
@@ -392,7 +396,7 @@ async function runRequest(
         undefined,
       );
       timeout.cause = error;
-      infoByResult.set(timeout, { attempts: error.attempts, totalDelay: error.totalDelay });
+      infoByResult.set(timeout, exhaustedInfo(error));
       await hooks.onExhausted?.(timeout, error.attempts - 1);
       throw timeout;
     }
@@ -404,6 +408,14 @@ async function runRequest(
   } finally {
     cancellation?.stop();
   }
+}
+
+/**
+ * What `getRetryInfo()` says of the axios error a RetriesExhaustedError is turned into: the
+ * engine's whole account (waits and outcome too), as for an HTTP failure.
+ */
+function exhaustedInfo(error: RetriesExhaustedError): Partial<HttpRetryInfo> | HttpErrorRetryInfo {
+  return errorRetryInfo(error) ?? { attempts: error.attempts, totalDelay: error.totalDelay };
 }
 
 /**
