@@ -492,8 +492,14 @@ describe('redisStore() on a real Redis', () => {
   it('validates its options', () => {
     expect(() => redisStore(client, { timeoutMs: 0 })).toThrow(InvalidOptionsError);
     expect(() => redisStore(client, { timeoutMs: 0 })).toThrow(
-      'Expected redisStore.timeoutMs to be a finite number ≥ 1, got 0',
+      'Expected redisStore.timeoutMs to be a number of milliseconds from 1 to 2147483647, got 0',
     );
+    // Past a timer's limit Node fires after 1 ms: the store would time out at once, forever.
+    for (const name of ['timeoutMs', 'leaseMs', 'probeMs', 'pollMs', 'idleMs'] as const) {
+      expect(() => redisStore(client, { [name]: 3e9 })).toThrow(
+        `Expected redisStore.${name} to be a number of milliseconds from ${name === 'idleMs' ? 0 : 1} to 2147483647, got 3000000000`,
+      );
+    }
     expect(() => redisStore(client, { clock: 'local' as never })).toThrow(
       "Expected redisStore.clock to be one of 'redis', 'caller', got 'local'",
     );

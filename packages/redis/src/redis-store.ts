@@ -447,16 +447,21 @@ type Settings = Required<Omit<RedisStoreOptions, 'onEvent'>> & {
   readonly onEvent: RedisStoreOptions['onEvent'];
 };
 
+// The longest delay a Node timer takes as it is.
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** Validates the options once (CONVENTIONS §3). */
 function resolve(options: RedisStoreOptions): Settings {
   if (typeof options !== 'object' || options === null)
     throw invalid('redisStore options', 'an object', options);
   const pick = <K extends keyof RedisStoreOptions>(name: K) =>
     Object.hasOwn(options, name) ? options[name] : undefined;
+  // Each is a timer's delay or a key's expiry: past a timer's limit (2^31 − 1 ms, about 24.8 days)
+  // Node fires a timer after 1 ms, and the store would time out or renew at once, forever.
   const positive = (name: 'timeoutMs' | 'probeMs' | 'idleMs' | 'leaseMs' | 'pollMs', min: number) => {
     const value = pick(name) ?? DEFAULTS[name];
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-      throw invalid(`redisStore.${name}`, `a finite number ≥ ${min}`, value);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_TIMER_MS) {
+      throw invalid(`redisStore.${name}`, `a number of milliseconds from ${min} to ${MAX_TIMER_MS}`, value);
     }
     return value;
   };
