@@ -108,9 +108,9 @@ export function retryline(options: KyRetryOptions = {}): Options {
       if (perCall !== undefined && perCall !== false && !isPlainObject(perCall)) {
         throw invalid('retryline', 'an object or false', perCall);
       }
-      const overrides: KyRequestRetryOptions =
-        perCall === false ? { retry: false } : ((perCall ?? {}) as KyRequestRetryOptions);
-      return retrying(input, perCall === undefined ? rest : { ...rest, retry: overrides }).then(
+      // fetch's own `retry` takes options or false as they are.
+      const retry = perCall as KyRequestRetryOptions | false | undefined;
+      return retrying(input, retry === undefined ? rest : { ...rest, retry }).then(
         undefined,
         (error: unknown) => {
           const signal = rest.signal ?? (input instanceof Request ? input.signal : undefined);

@@ -211,9 +211,20 @@ export class AttemptControl {
     this.#cut?.(reason);
   }
 
-  /** Aborts with `error()` (an AttemptTimeoutError) after `ms`, unless {@link done} comes first. */
-  time(clock: Clock, ms: number, error: () => unknown): void {
-    this.#cancelTimer = startTimer(clock, ms, () => this.abort(error()));
+  /**
+   * Aborts with an AttemptTimeoutError after `timeout` ms, unless {@link done} comes first.
+   * `label` names the request in its message; `totalDelay` is the request's waits so far.
+   */
+  time(clock: Clock, timeout: number, label: string, attempt: number, totalDelay: number): void {
+    this.#cancelTimer = startTimer(clock, timeout, () =>
+      this.abort(
+        new AttemptTimeoutError(`${label} attempt ${attempt} timed out after ${timeout} ms`, {
+          attempts: attempt,
+          totalDelay,
+          timeout,
+        }),
+      ),
+    );
   }
 
   /** Settles as `run()` does, or rejects with the reason the moment the attempt aborts. */
@@ -235,46 +246,33 @@ export class AttemptControl {
   done(): void {
     this.#cut = undefined;
     this.#cancelTimer?.();
+    // Dropped, not only cleared: the timer's callback holds the scope it was made in.
     this.#cancelTimer = undefined;
     this.#unlink?.();
     this.#unlink = undefined;
   }
-
-  /**
-   * Once the attempt's `value` is returned: the timer stops, the link to the request's signal
-   * stays while `value` lives (a response body still being read follows an abort).
-   */
-  handOver(value: unknown): void {
-    this.#cut = undefined;
-    this.#cancelTimer?.();
-    // Dropped, not only cleared: the timer's callback holds the scope it was made in.
-    this.#cancelTimer = undefined;
-    const unlink = this.#unlink;
-    this.#unlink = undefined;
-    if (unlink) keepWhile(value, unlink);
-  }
-}
-
-/**
- * Lets `signal` keep aborting `target` while `value` lives. Made here, not where `value` is known:
- * a closure made in the attempt loop would hold the loop's scope, `value` in it, and a value held
- * by its own finalizer's callback is never collected.
- */
-function keepFollowing(value: unknown, signal: AbortSignal, target: { abort(reason: unknown): void }): void {
-  keepWhile(
-    value,
-    onAbort(signal, () => target.abort(signal.reason)),
-  );
 }
 
 // Links kept for returned values, each dropped once its value is collected.
 const keptLinks = new FinalizationRegistry<() => void>((stop) => stop());
 
-/** Calls `stop` once `value` is garbage-collected; at once when it is no object. */
-function keepWhile(value: unknown, stop: () => void): void {
-  if ((typeof value === 'object' && value !== null) || typeof value === 'function')
-    keptLinks.register(value, stop);
-  else stop();
+/**
+ * Lets the caller's `signal` keep aborting `target` (the controller an attempt was sent with)
+ * while `value` (what that attempt returned: a response whose body is still to be read) lives.
+ * Made here, not where `value` is known: a closure made in the attempt loop would hold the loop's
+ * scope, `value` in it, and a value held by its own finalizer's callback is never collected.
+ */
+export function keepFollowing(
+  value: unknown,
+  signal: AbortSignal,
+  target: { abort(reason: unknown): void },
+): void {
+  if (signal.aborted || !((typeof value === 'object' && value !== null) || typeof value === 'function'))
+    return;
+  keptLinks.register(
+    value,
+    onAbort(signal, () => target.abort(signal.reason)),
+  );
 }
 
 /**
@@ -322,20 +320,6 @@ function listenFor(signal: AbortSignal): Set<() => void> {
     { once: true },
   );
   return registered;
-}
-
-/** What an attempt that ran out its `timeout` is aborted with. */
-export function attemptTimeout(
-  label: string,
-  attempt: number,
-  totalDelay: number,
-  timeout: number,
-): AttemptTimeoutError {
-  return new AttemptTimeoutError(`${label} attempt ${attempt} timed out after ${timeout} ms`, {
-    attempts: attempt,
-    totalDelay,
-    timeout,
-  });
 }
 
 const plural = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
@@ -454,10 +438,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       if (!made && emit.listening()) emit({ type: 'attempt-start', attempt, ...spec.prepare?.(context) });
 
       const timeout = policy.timeout;
-      if (control && timeout !== undefined) {
-        const totalDelay = state.totalDelay;
-        control.time(clock, timeout, () => attemptTimeout(label, attempt, totalDelay, timeout));
-      }
+      if (control && timeout !== undefined) control.time(clock, timeout, label, attempt, state.totalDelay);
       let result: AttemptResult<V>;
       if (made) result = made;
       else {
@@ -533,8 +514,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         const final = verdict.outcome ?? 'success';
         // The controller the last attempt was sent with keeps following the caller's abort.
         const sentWith = control ?? (made ? undefined : request);
-        if (spec.outlives && signal && !signal.aborted && sentWith)
-          keepFollowing(verdict.value, signal, sentWith);
+        if (spec.outlives && signal && sentWith) keepFollowing(verdict.value, signal, sentWith);
         end(final, undefined, details?.status === undefined ? undefined : { status: details.status });
         return {
           value: verdict.value,

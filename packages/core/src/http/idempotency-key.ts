@@ -68,6 +68,24 @@ export function resolveIdempotencyKey(value: unknown): ResolvedIdempotencyKey | 
   };
 }
 
+/**
+ * The header value of a new key for `request`: generated, checked, then formatted. A key that is no
+ * key (not a string, empty, a line break in it) would make every such request one to a
+ * deduplicating server, or no header at all: it throws InvalidOptionsError before anything is sent.
+ */
+export function newIdempotencyKey(key: ResolvedIdempotencyKey, request: KeyedRequest): string {
+  const generated: unknown = key.generate(request);
+  if (typeof generated !== 'string' || generated.trim() === '' || /[\r\n\0]/.test(generated)) {
+    throw invalid(
+      "idempotencyKey's generator result",
+      'a non-empty string on one line',
+      generated,
+      'idempotencyKey',
+    );
+  }
+  return formatIdempotencyKey(generated, key.format);
+}
+
 /** The header value for `key`: as it is, or quoted as an RFC 8941 §3.3.3 sf-string. */
 export function formatIdempotencyKey(key: string, format: IdempotencyKeyFormat): string {
   if (format === 'raw') return key;

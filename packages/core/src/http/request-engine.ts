@@ -1,7 +1,7 @@
 import {
   AttemptControl,
   type AttemptResult,
-  attemptTimeout,
+  keepFollowing,
   type LoopAttempt,
   type LoopResult,
   type LoopSpec,
@@ -30,10 +30,10 @@ import {
 } from './classify';
 import { type HeadersLike, headerValue } from './headers';
 import {
-  formatIdempotencyKey,
   headerName,
   type IdempotencyKeyOption,
   type KeyedRequest,
+  newIdempotencyKey,
   resolveIdempotencyKey,
 } from './idempotency-key';
 import { quotaSpentUntil } from './quota';
@@ -427,9 +427,7 @@ export async function runHttpRequest<R>(
       value = await raceAbort(exchange.send({ attempt: 1, signal, headers: NO_HEADERS }), signal);
     } else {
       const attemptSignal = control.signal;
-      control.time(policy.clock, timeout as number, () =>
-        attemptTimeout(`${method} ${redactUrl(exchange.url)}`, 1, 0, timeout as number),
-      );
+      control.time(policy.clock, timeout as number, requestLabel(method, exchange.url), 1, 0);
       value = await control.race(() =>
         exchange.send({ attempt: 1, signal: attemptSignal, headers: NO_HEADERS }),
       );
@@ -442,9 +440,10 @@ export async function runHttpRequest<R>(
       timedOut: control?.timedOut(error) === true,
     });
   }
+  control?.done();
   // The caller's abort keeps reaching the attempt's signal while the response lives: its body is
   // read after this returns.
-  control?.handOver(value);
+  if (control && signal) keepFollowing(value, signal, control);
   const { failed, spentUntil } = readResponse(exchange, options, value);
   if (signal?.aborted || failed || spentUntil !== undefined) {
     return runLoop(exchange, options, signal, method, guardKey, { ok: true, value });
@@ -459,6 +458,9 @@ export async function runHttpRequest<R>(
     }),
   };
 }
+
+/** Names a request in messages: `GET https://api.example/x`, its URL redacted. */
+const requestLabel = (method: string, url: string) => `${method} ${redactUrl(url)}`;
 
 // What the shortcut sends as added headers: nothing (it is taken only when nothing is added).
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -540,6 +542,7 @@ async function runLoop<R>(
     return callerCopy;
   };
   const url = redactUrl(exchange.url);
+  const label = requestLabel(method, exchange.url);
   const callerRequestId = requestIdHeader ? callerHeaders()[requestIdHeader.toLowerCase()] : undefined;
   // A fresh id is drawn only when something reads it (an event, a header, the retry info).
   let requestId = callerRequestId || given;
@@ -552,18 +555,7 @@ async function runLoop<R>(
   const callerKey = key ? callerHeaders()[key.header.toLowerCase()] : undefined;
   const added: Record<string, string> = {};
   if (key && nonIdempotent && callerKey === undefined) {
-    const generated: unknown = key.generate({ method, url: exchange.url });
-    // A key that is no key (undefined, '', a line break) would make every such request one to a
-    // deduplicating server, or no header at all: refused before anything is sent.
-    if (typeof generated !== 'string' || generated.trim() === '' || /[\r\n\0]/.test(generated)) {
-      throw invalid(
-        "idempotencyKey's generator result",
-        'a non-empty string on one line',
-        generated,
-        'idempotencyKey',
-      );
-    }
-    added[key.header] = formatIdempotencyKey(generated, key.format);
+    added[key.header] = newIdempotencyKey(key, { method, url: exchange.url });
   }
   if (requestIdHeader && callerRequestId === undefined) added[requestIdHeader] = idOf();
   // Whether the request carries an idempotency key: asked only once an attempt has failed.
@@ -605,9 +597,7 @@ async function runLoop<R>(
   const guarded = anyGuard(guards);
 
   const emit = createEmitter(onEvent, idOf, policy.clock);
-  const hooks = guarded
-    ? guardHooks(guards, { key: guardKey, policy, emit, label: `${method} ${url}` })
-    : undefined;
+  const hooks = guarded ? guardHooks(guards, { key: guardKey, policy, emit, label }) : undefined;
   let lastStatus: number | undefined;
   let ended: RequestSummary | undefined;
   // A failed attempt as `retryOn` sees it. Built in one literal: V8 (Node 20) takes a slow path
@@ -671,7 +661,7 @@ async function runLoop<R>(
     ownSignal: exchange.ownSignal === true,
     // A response's body is read after the request: the caller's abort must still end it.
     outlives: true,
-    label: `${method} ${url}`,
+    label,
     emit,
     first,
     start: { client: exchange.client, method, url },
@@ -733,7 +723,7 @@ async function runLoop<R>(
       exchange.replayable
         ? undefined
         : new BodyNotReplayableError(
-            `${method} ${url} needs a retry, but its body is a one-shot stream that cannot be sent again: pass a string, bytes, a Blob, FormData or URLSearchParams to make it retryable`,
+            `${label} needs a retry, but its body is a one-shot stream that cannot be sent again: pass a string, bytes, a Blob, FormData or URLSearchParams to make it retryable`,
           ),
     // Every field is set, `undefined` when unused: spreading optional parts in is slower to build.
     onRetry: onRetry
