@@ -101,6 +101,16 @@ describe('recorder.for()', () => {
     expect(urls(recorder.for('/orders').for('GET /orders'))).toEqual([`GET ${origin}/orders?page=1`]);
   });
 
+  it('reads a path as a URL path, so it matches what the full-URL form matches', async () => {
+    await send('/café?q=a b');
+    await send('/cafe');
+    const expected = [`GET ${origin}/caf%C3%A9?q=a%20b`];
+    expect(urls(recorder.for(`${origin}/café?q=a b`))).toEqual(expected);
+    expect(urls(recorder.for('/café?q=a b'))).toEqual(expected);
+    expect(urls(recorder.for('GET /café'))).toEqual(expected);
+    expect(urls(recorder.for('/caf%C3%A9'))).toEqual(expected);
+  });
+
   it('is live, and clear() on a view forgets only what it shows', async () => {
     const orders = recorder.for('/orders');
     expect(isRecorder(orders)).toBe(true);

@@ -100,13 +100,13 @@ function matcherOf(filter: AttemptFilter): (attempt: AttemptRecord) => boolean {
   const target = (rest ?? filter).trim();
   const withQuery = target.includes('?');
   const isPath = target.startsWith('/');
-  let expected = target;
-  if (!isPath) {
-    try {
-      expected = urlParts(target, withQuery).full;
-    } catch {
-      throw invalid('filter', 'a URL, a path (starting with /), a RegExp or a predicate', filter);
-    }
+  let expected: string;
+  try {
+    // A path is read the way a URL's path is, so '/café' or '/search?q=a b' match the encoded
+    // request URL as the full-URL form of the same filter does.
+    expected = isPath ? urlParts(`http://path${target}`, withQuery).path : urlParts(target, withQuery).full;
+  } catch {
+    throw invalid('filter', 'a URL, a path (starting with /), a RegExp or a predicate', filter);
   }
   return (attempt) => {
     if (method && attempt.method !== method.toUpperCase()) return false;
