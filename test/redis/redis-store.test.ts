@@ -239,6 +239,25 @@ describe('redisStore() on a real Redis', () => {
       store.close();
     });
 
+    it('keeps state for configs whose expiry would pass what Redis can store: the TTL is capped', async () => {
+      // Core accepts these; Redis refuses a PX past its integer range ('invalid expire time'), which
+      // failOpen: false turns into StoreUnavailableError and the default into an outage of every guard.
+      const store = fresh({ failOpen: false });
+      const p = store.prefix;
+      const year = 365 * 24 * 3_600_000;
+      const budget = normalizeBudget({ windowMs: 1e19 });
+      expect(await store.budgetRequest('k', budget, T)).toEqual(budgetRecordRequest(budgetInit(), budget, T));
+      const bucket = normalizeBucket({ capacity: 1, refillPerSecond: 1e-16 });
+      expect(await store.limiterTake('k', bucket, 1, T)).toEqual({ allowed: true });
+      expect((await store.limiterTake('k', bucket, 1, T + year)).allowed).toBe(false);
+      await store.pacingSet('k', T + 1e19, T);
+      expect(await store.pacingGet('k', T)).toBe(T + 1e19);
+      for (const guard of ['budget', 'limiter', 'pacing']) {
+        expectWithin(await ttl(`${p}:${guard}:k`), 1000 * year, 1e15);
+      }
+      store.close();
+    });
+
     it('drops a token bucket once it has refilled, and the next caller finds it full', async () => {
       const store = redisStore(client, { prefix: `test:${randomUUID()}` }); // Redis clock: real time
       const bucket = normalizeBucket({ capacity: 2, refillPerSecond: 20 });

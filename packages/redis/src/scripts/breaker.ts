@@ -19,7 +19,7 @@ local minCalls = tonumber(ARGV[6])
 local consecutiveFailures = tonumber(ARGV[7])
 local openMs = tonumber(ARGV[8])
 local halfOpenCalls = tonumber(ARGV[9])
-local ttl = math.ceil(openMs + tonumber(ARGV[10]))
+local ttl = px(openMs + tonumber(ARGV[10]))
 
 local raw = redis.call('GET', KEYS[1])
 local st

@@ -31,7 +31,7 @@ local function save()
   local latest = now
   for _, e in ipairs(active) do latest = math.max(latest, tonumber(e[2])) end
   for _, e in ipairs(queue) do latest = math.max(latest, tonumber(e[2])) end
-  redis.call('SET', KEYS[1], cjson.encode({ a = active, q = queue }), 'PX', math.ceil(latest - now) + GRACE)
+  redis.call('SET', KEYS[1], cjson.encode({ a = active, q = queue }), 'PX', px(latest - now + GRACE))
 end
 `;
 

@@ -29,6 +29,10 @@ local now = rnow
 if ARGV[1] == 'caller' then now = cnow end
 -- Extra life for a key past the moment its state stops mattering: covers clock granularity.
 local GRACE = 1000
+-- A key's time to live as PX takes it: whole, at least 1 ms, and at most 1e15 ms (about 31,700
+-- years). Core accepts windows and refills whose expiry would pass Redis's integer range, which
+-- refuses the write; state that lives past the cap outlives any process that reads it.
+local function px(ms) return string.format('%d', math.max(1, math.min(math.ceil(ms), 1e15))) end
 `;
 
 /** A script: its name (the ioredis command it is defined as) and its Lua source. */

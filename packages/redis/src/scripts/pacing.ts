@@ -16,7 +16,7 @@ if ARGV[1] ~= 'caller' then untilNow = untilNow - cnow + now end
 if untilNow <= now then return {'ok', num(rnow)} end
 local current = tonumber(redis.call('GET', KEYS[1]))
 if current and current > untilNow then untilNow = current end
-redis.call('SET', KEYS[1], num(untilNow), 'PX', math.ceil(untilNow - now) + GRACE)
+redis.call('SET', KEYS[1], num(untilNow), 'PX', px(untilNow - now + GRACE))
 return {'ok', num(rnow)}
 `,
 );

@@ -69,7 +69,7 @@ for i = 1, #slots do
 end
 local encoded = table.concat(parts, ' ')
 if #slots == 0 then redis.call('DEL', KEYS[1])
-else redis.call('SET', KEYS[1], encoded, 'PX', math.ceil(windowMs) + GRACE) end
+else redis.call('SET', KEYS[1], encoded, 'PX', px(windowMs + GRACE)) end
 return {'ok', num(rnow), allowed, num(remaining), encoded}
 `,
 );

@@ -41,7 +41,7 @@ else
 end
 local encoded = num(tokens) .. ' ' .. num(last)
 local full = math.max(0, last - now) + math.max(0, (capacity - tokens) * 1000 / refillPerSecond)
-redis.call('SET', KEYS[1], encoded, 'PX', math.ceil(full) + GRACE)
+redis.call('SET', KEYS[1], encoded, 'PX', px(full + GRACE))
 return {'ok', num(rnow), allowed, retryAt, encoded}
 `,
 );
