@@ -37,6 +37,21 @@ describe('ky with retryline() against the fault server', () => {
     expect(getRetryInfo(response)).toMatchObject({ attempts: 3, totalDelay: 40, outcome: 'success' });
   });
 
+  it("runs ky's hooks once per request: beforeRequest's header goes out on every attempt", async () => {
+    server.script('/h', [{ status: 503 }, { status: 503 }, { status: 200, body: 'ok' }]);
+    let tokens = 0;
+    const seen: number[] = [];
+    const api = ky.create(retryline(fast)).extend({
+      hooks: {
+        beforeRequest: [(request) => request.headers.set('authorization', `Bearer t${++tokens}`)],
+        afterResponse: [(_request, _options, response) => void seen.push(response.status)],
+      },
+    });
+    expect((await api.get(`${server.url}/h`)).status).toBe(200);
+    expect(server.requests('/h').map((r) => r.headers.authorization)).toEqual(Array(3).fill('Bearer t1'));
+    expect(seen).toEqual([200]);
+  });
+
   describe('sends exactly the attempts Retryline decided, never an extra ky retry', () => {
     it('503 every time with retries: 2 → exactly 3 requests, then HTTPError 503', async () => {
       const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
