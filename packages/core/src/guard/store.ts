@@ -159,8 +159,8 @@ export const memoryFastPath = (store: Store): MemoryFastPath | undefined =>
  * atomic); the per-request operations answer at once, the rest through a promise. Clients that share one `memoryStore()` share one breaker, one budget,
  * one limiter and one bulkhead per key. Idle keys are swept every {@link SWEEP_EVERY} operations:
  * a full token bucket untouched for a minute; a budget untouched for a minute and its whole window;
- * a closed breaker untouched for a minute (a key quiet that long starts afresh; an open or
- * half-open breaker is kept); expired pacing. Bulkheads are dropped as soon as nobody holds or waits.
+ * a closed breaker untouched for a minute, an open or half-open one untouched for its openMs and a
+ * minute (a key quiet that long starts afresh, as a Redis key expires); expired pacing. Bulkheads are dropped as soon as nobody holds or waits.
  */
 export function memoryStore(): MemoryStore {
   const breakers = new Map<string, Slot<BreakerState, BreakerConfig>>();
@@ -175,8 +175,11 @@ export function memoryStore(): MemoryStore {
     for (const [key, slot] of buckets) if (isIdle(slot.state, slot.config, now, IDLE_MS)) buckets.delete(key);
     for (const [key, slot] of budgets)
       if (now - slot.last >= Math.max(IDLE_MS, slot.config.windowMs)) budgets.delete(key);
-    for (const [key, slot] of breakers)
-      if (slot.state.state === 'closed' && now - slot.last >= IDLE_MS) breakers.delete(key);
+    for (const [key, slot] of breakers) {
+      // An open or half-open breaker is kept through its openMs, then forgotten like a closed one.
+      const kept = IDLE_MS + (slot.state.state === 'closed' ? 0 : slot.config.openMs);
+      if (now - slot.last >= kept) breakers.delete(key);
+    }
     for (const [key, until] of paused) if (until <= now) paused.delete(key);
   };
   // One operation on one key: the pure rule applied to the key's state (or a fresh one), kept.
