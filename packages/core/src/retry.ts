@@ -167,12 +167,15 @@ function normalizeHooks(options: RetryOptions): Hooks {
   };
 }
 
+/** Guards are opt-in here: a generic operation has no origin to key a default budget by. */
+const resolveRetryGuards = (options: RetryOptions) =>
+  resolveGuards(options, { budget: false, pacing: false });
+
 async function execute<T>(fn: RetryOperation<T>, options: RetryOptions): Promise<RetryResult<T>> {
   if (typeof fn !== 'function') throw invalid('the operation', 'a function', fn, 'fn');
   const policy = normalizePolicy(options);
   const hooks = normalizeHooks(options);
-  // Guards are opt-in here: a generic operation has no origin to key a default budget by.
-  const guards = resolveGuards(options, { budget: false, pacing: false });
+  const guards = resolveRetryGuards(options);
   const requestId = hooks.requestId ?? createRequestId();
   const { onRetry } = hooks;
   const emit = createEmitter(hooks.onEvent, requestId, policy.clock);
@@ -204,14 +207,17 @@ async function execute<T>(fn: RetryOperation<T>, options: RetryOptions): Promise
           }) as Awaited<T>,
         ),
       ),
-    async judge(result, { attempt }, timedOut) {
+    async judge(result, { attempt }) {
       if (result.ok) {
         return result.value === RETRY
           ? { action: 'retry', summary: 'the operation returned RETRY' }
           : { action: 'return', value: result.value };
       }
-      if (timedOut || (await hooks.retryIf(result.error, { attempt, requestId }))) {
-        return { action: 'retry', error: result.error };
+      // A timed-out attempt is asked about too: only the caller knows whether it is safe to repeat.
+      if (await hooks.retryIf(result.error, { attempt, requestId })) {
+        return result.error === undefined
+          ? { action: 'retry', error: undefined, summary: 'the operation threw undefined' }
+          : { action: 'retry', error: result.error };
       }
       return { action: 'throw', error: result.error };
     },
@@ -279,6 +285,7 @@ export function createRetry(defaults: RetryOptions = {}): BoundRetry {
   const shared = mergeOptions<RetryOptions>(expectObject('defaults', defaults) as RetryOptions, undefined);
   normalizePolicy(shared);
   normalizeHooks(shared);
+  resolveRetryGuards(shared);
   const bound = <T>(fn: RetryOperation<T>, overrides?: RetryOptions) => {
     try {
       return retry(fn, mergeOptions(shared, expectObject('options', overrides) as RetryOptions));

@@ -29,6 +29,8 @@ export interface LoopAttempt {
   readonly retriesLeft: number;
   /** What ended the previous attempt. */
   readonly previousError: unknown;
+  /** Milliseconds waited between the attempts so far. */
+  readonly totalDelay: number;
 }
 
 /** How an attempt settled. */
@@ -168,7 +170,11 @@ export interface LoopResult<V> {
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise;
   return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal.aborted) {
+      // The promise's own rejection is handled too: it is no longer anyone's to report.
+      promise.then(undefined, ignore);
+      return reject(signal.reason);
+    }
     const stop = onAbort(signal, () => reject(signal.reason));
     promise.then(
       (value) => {
@@ -345,7 +351,9 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
   // Events are built only when someone listens (`emit.listening()`): the happy path builds none.
   if (emit.listening()) emit({ type: 'request-start', ...spec.start } as never);
 
+  let ended = false;
   const end = (outcome: RequestOutcome, error?: unknown, extra?: Record<string, unknown>) => {
+    ended = true;
     spec.settled?.({ outcome, attempts: state.attempts, totalDelay: state.totalDelay, delays });
     if (!emit.listening()) return;
     emit({
@@ -415,12 +423,19 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         remaining: deadlineAt - now,
         retriesLeft: policy.retries - (state.attempts - 1),
         previousError: lastError,
+        totalDelay: state.totalDelay,
       };
       const { attempt } = context;
       let refusal: Refusal | undefined;
+      // When the attempt goes out: later than `now` when a guard made it wait (a limiter, a
+      // bulkhead, a store's round trip), and its duration starts there.
+      let sentAt = now;
       try {
         const admitted = made ? undefined : spec.admit?.(context);
-        refusal = admitted instanceof Promise ? await admitted : admitted;
+        if (admitted instanceof Promise) {
+          refusal = await admitted;
+          sentAt = clock.now();
+        } else refusal = admitted;
       } catch (error) {
         control?.done();
         await spec.release?.();
@@ -428,14 +443,23 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         if (aborted?.aborted) throw stopped();
         throw error;
       }
-      if (refusal) {
+      if (refusal || aborted?.aborted) {
         control?.done();
         await spec.release?.();
         state = withAttempts(state, state.attempts - 1);
-        end(refusal.outcome, refusal.error);
-        throw refusal.error;
+        if (refusal) {
+          end(refusal.outcome, refusal.error);
+          throw refusal.error;
+        }
+        // Aborted while a guard answered: nothing is sent, and a breaker's trial place is freed.
+        forget(spec.record?.('ignored'));
+        throw stopped();
       }
-      if (!made && emit.listening()) emit({ type: 'attempt-start', attempt, ...spec.prepare?.(context) });
+      const sending =
+        sentAt === now
+          ? context
+          : { ...context, elapsed: sentAt - state.startedAt, remaining: deadlineAt - sentAt };
+      if (!made && emit.listening()) emit({ type: 'attempt-start', attempt, ...spec.prepare?.(sending) });
 
       const timeout = policy.timeout;
       if (control && timeout !== undefined) control.time(clock, timeout, label, attempt, state.totalDelay);
@@ -444,8 +468,8 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       else {
         try {
           const sent = control
-            ? control.race(() => spec.run(context))
-            : raceAbort(spec.run(context), context.signal);
+            ? control.race(() => spec.run(sending))
+            : raceAbort(spec.run(sending), context.signal);
           result = { ok: true, value: await sent };
         } catch (error) {
           result = { ok: false, error };
@@ -461,11 +485,13 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       const endedAt = emit.listening() ? clock.now() : undefined;
       if (aborted?.aborted) {
         if (result.ok) spec.discard?.(result.value);
+        // An abort says nothing about the server: a breaker's trial place is freed, not held.
+        forget(spec.record?.('ignored'));
         emit({
           type: 'attempt-end',
           attempt,
           outcome: 'aborted',
-          duration: (endedAt ?? clock.now()) - now,
+          duration: (endedAt ?? clock.now()) - sentAt,
           error: summarizeError(aborted?.reason),
         });
         throw stopped();
@@ -478,6 +504,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         verdict = judged instanceof Promise ? await raceAbort(judged, aborted) : judged;
       } catch (error) {
         if (result.ok) spec.discard?.(result.value);
+        forget(spec.record?.('ignored'));
         if (aborted?.aborted && error === aborted.reason) throw stopped();
         end('not-retryable', error);
         throw error;
@@ -504,7 +531,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           type: 'attempt-end',
           attempt,
           outcome,
-          duration: (endedAt ?? clock.now()) - now,
+          duration: (endedAt ?? clock.now()) - sentAt,
           ...details,
           ...(result.ok ? {} : { error: summarizeError(result.error) }),
         });
@@ -540,6 +567,16 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         verdict.summary ??
         (cause === undefined ? 'the attempt asked for a retry' : summarizeError(cause).message);
       const details_ = { cause, attempts: attempt, totalDelay: state.totalDelay };
+      /** The wait before the next attempt would pass the deadline: it is not started. */
+      const pastDeadline = (wait: number) => {
+        const failure = new DeadlineExceededError(
+          `${label} stopped after ${plural(attempt)}: waiting ${Math.round(wait)} ms for the next one would pass its ${policy.deadline} ms deadline (${causeText})`,
+          // Only reached with a deadline: without one, deadlineAt is Infinity.
+          { ...details_, deadline: policy.deadline ?? Number.POSITIVE_INFINITY },
+        );
+        end('deadline', failure);
+        return failure;
+      };
       if (!decision.retry) {
         if (
           (decision.reason === 'retries' || decision.reason === 'max-delay') &&
@@ -568,12 +605,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           );
           end('retry-after-too-long', failure);
         } else if (decision.reason === 'deadline' && policy.deadline !== undefined) {
-          const wait = decision.computation?.delay ?? 0;
-          failure = new DeadlineExceededError(
-            `${label} stopped after ${plural(attempt)}: waiting ${Math.round(wait)} ms for the next one would pass its ${policy.deadline} ms deadline (${causeText})`,
-            { ...details_, deadline: policy.deadline },
-          );
-          end('deadline', failure);
+          failure = pastDeadline(decision.computation?.delay ?? 0);
         } else {
           failure =
             decision.reason === 'max-delay'
@@ -601,6 +633,8 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       }
       if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
       const { delay, computation, reason } = decision;
+      // decide() checked the deadline; the budget's store may have taken time since.
+      if (clock.now() + delay >= deadlineAt) throw pastDeadline(delay);
       delays.push({ retry: computation.retry, delay, reason });
       emit({
         type: 'retry-scheduled',
@@ -630,6 +664,8 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           end('not-retryable', hookError);
           throw hookError;
         }
+        // A slow hook may have used up what was left before the deadline.
+        if (clock.now() + delay >= deadlineAt) throw pastDeadline(delay);
       }
       try {
         await clock.sleep(delay, aborted);
@@ -638,8 +674,20 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       }
       state = decision.state;
     }
+  } catch (error) {
+    // Whatever else ended the request (a store that failed, a backoff function that threw): it
+    // still ends with a request-end, so no listener is left with a request in flight.
+    if (!ended) end(aborted?.aborted ? (signal?.aborted ? 'aborted' : 'deadline') : 'not-retryable', error);
+    throw error;
   } finally {
     cancelDeadline?.();
     unlink?.();
   }
+}
+
+const ignore = () => {};
+
+/** Lets a store call finish on its own: its answer and its failure matter to nobody now. */
+function forget(pending: Promise<unknown> | undefined): void {
+  pending?.catch(ignore);
 }

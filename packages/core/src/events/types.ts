@@ -161,9 +161,18 @@ export function summarizeError(error: unknown): ErrorSummary {
     // Redacted as the event's URL is: messages quote URLs, query strings and credentials included.
     const summary = {
       name: typeof e.name === 'string' ? e.name : 'Error',
-      message: redactText(String(e.message)),
+      message: redactText(text(e.message)),
     };
     return typeof e.code === 'string' ? { ...summary, code: e.code } : summary;
   }
-  return { name: typeof error, message: redactText(String(error)) };
+  return { name: typeof error, message: redactText(text(error)) };
+}
+
+/** `String(value)`, for any value: an object without a working toString is named by its tag. */
+function text(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }

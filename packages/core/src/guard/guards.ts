@@ -245,7 +245,12 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
         outcome: 'rate-limited',
         error: new RateLimitedError(
           `${label} was not sent: the server said the quota for ${key} is spent until ${iso(until)}`,
-          { retryAt: until, attempts: attempt.attempt - 1, cause: attempt.previousError },
+          {
+            retryAt: until,
+            attempts: attempt.attempt - 1,
+            totalDelay: attempt.totalDelay,
+            cause: attempt.previousError,
+          },
         ),
       };
     }
@@ -256,7 +261,12 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
     return undefined;
   }
 
-  async function takeToken(attempt: LoopAttempt, bucket: TokenBucketConfig, mode: 'wait' | 'reject') {
+  async function takeToken(
+    attempt: LoopAttempt,
+    bucket: TokenBucketConfig,
+    mode: 'wait' | 'reject',
+    deadlineAt: number,
+  ) {
     const since = clock.now();
     let slept = false;
     for (;;) {
@@ -264,12 +274,19 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
       const take = await store.limiterTake(key, bucket, 1, at);
       if (take.allowed) break;
       const retryAt = take.retryAt ?? at;
-      if (mode === 'reject' || retryAt - at >= attempt.remaining) {
+      // Against the deadline as it stands now: a token lost to another caller after a wait
+      // moves the next one later, perhaps past it.
+      if (mode === 'reject' || retryAt >= deadlineAt) {
         return {
           outcome: 'rate-limited' as const,
           error: new RateLimitedError(
             `${label} was not sent: the rate limiter for ${key} has no token until ${iso(retryAt)}`,
-            { retryAt, attempts: attempt.attempt - 1, cause: attempt.previousError },
+            {
+              retryAt,
+              attempts: attempt.attempt - 1,
+              totalDelay: attempt.totalDelay,
+              cause: attempt.previousError,
+            },
           ),
         };
       }
@@ -310,7 +327,7 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
           outcome: 'bulkhead-rejected',
           error: new BulkheadRejectedError(
             `${label} was not sent: the bulkhead for ${key} is full (${config.maxConcurrent} in flight, ${config.maxQueue} waiting)`,
-            { attempts: attempt.attempt - 1, cause: attempt.previousError },
+            { attempts: attempt.attempt - 1, totalDelay: attempt.totalDelay, cause: attempt.previousError },
           ),
         };
       }
@@ -350,13 +367,17 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
   }
 
   /** Every guard in order, waiting where one says wait (pacing, limiter, bulkhead). */
-  async function admitWithWaits(attempt: LoopAttempt): Promise<Refusal | undefined> {
+  /** `deadlineAt`: the attempt's `remaining` was measured as admission began. */
+  async function admitWithWaits(
+    attempt: LoopAttempt,
+    deadlineAt = clock.now() + attempt.remaining,
+  ): Promise<Refusal | undefined> {
     if (guards.pacing) {
       const refused = await awaitPacing(attempt);
       if (refused) return refused;
     }
     if (limiter) {
-      const refused = await takeToken(attempt, limiter.bucket, limiter.mode);
+      const refused = await takeToken(attempt, limiter.bucket, limiter.mode, deadlineAt);
       if (refused) return refused;
     }
     if (bulkhead) {
@@ -395,7 +416,12 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
       outcome: 'breaker-open',
       error: new CircuitOpenError(
         `${label} was not sent: the circuit breaker for ${key} is open until ${iso(admission.retryAt)}`,
-        { retryAt: admission.retryAt, attempts: attempt.attempt - 1, cause: attempt.previousError },
+        {
+          retryAt: admission.retryAt,
+          attempts: attempt.attempt - 1,
+          totalDelay: attempt.totalDelay,
+          cause: attempt.previousError,
+        },
       ),
     };
     const released = release();
@@ -421,7 +447,9 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
       const now = clock.now();
       const until = store.pacingGet(key, now);
       if (until instanceof Promise) {
-        return until.then((at) => (paused(at, now) ? admitWithWaits(attempt) : budgetAndBreaker(attempt)));
+        return until.then((at) =>
+          paused(at, now) ? admitWithWaits(attempt, now + attempt.remaining) : budgetAndBreaker(attempt),
+        );
       }
       return paused(until, now) ? admitWithWaits(attempt) : budgetAndBreaker(attempt, now);
     },

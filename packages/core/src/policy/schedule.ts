@@ -1,6 +1,6 @@
 import type { Random } from '../time/random';
 import { decide, initialState, type RetryState } from './decide';
-import { invalid, normalizePolicy } from './normalize';
+import { expectObject, invalid, normalizePolicy, own } from './normalize';
 import type { PolicyOptions } from './options';
 
 /** One row of a schedule: the wait before retry n (which is attempt n + 1). */
@@ -53,11 +53,15 @@ export interface ScheduleOptions {
  */
 export function backoffSchedule(options: PolicyOptions = {}, schedule: ScheduleOptions = {}): Schedule {
   const base = normalizePolicy(options);
-  const retries = schedule.retries ?? base.retries;
+  const preview = expectObject('schedule', schedule) as ScheduleOptions;
+  const retries = own(preview, 'retries') ?? base.retries;
   if (!Number.isInteger(retries) || retries < 0) {
     throw invalid('retries', 'a finite non-negative integer for a schedule', retries);
   }
-  const policy = { ...base, retries, random: schedule.random ?? base.random };
+  const random = own(preview, 'random') ?? base.random;
+  if (typeof random !== 'function')
+    throw invalid('random', 'a function returning a number in [0, 1)', random);
+  const policy = { ...base, retries, random };
   const rows: ScheduleRow[] = [];
   let state: RetryState = { ...initialState(policy, 0), attempts: 1 };
   let stop: Schedule['stop'];
