@@ -36,6 +36,30 @@ describe('redactUrl', () => {
     expect(redacted).not.toContain('ss');
   });
 
+  it.each([
+    ' https://user:SECRET@api.example/x',
+    '\t\nhttps://user:SECRET@api.example/x',
+    'https:/user:SECRET@api.example/x',
+    'https:user:SECRET@api.example/x',
+    'https:\\\\user:SECRET@api.example/x',
+    '//user:SECRET@api.example/x',
+    '\\\\user:SECRET@api.example/x',
+    'https://user:SE@CRET@api.example/x',
+    'ht\ttps://us\ner:SECRET@api.example/x',
+  ])('removes the credentials the URL parser reads in %j', (url) => {
+    // It does carry them: read alone, or from a page for a protocol-relative form.
+    const parsed = URL.canParse(url) ? new URL(url) : new URL(url, 'https://page.example');
+    expect(parsed.password).not.toBe('');
+    const redacted = redactUrl(url);
+    expect(redacted).not.toContain('SECRET');
+    expect(redacted).not.toContain('CRET');
+    expect(redacted).toMatch(/api\.example\/x$/);
+  });
+
+  it('keeps an @ in a relative path', () => {
+    expect(redactUrl('/@scope/pkg?v=1')).toBe('/@scope/pkg?v=***');
+  });
+
   it('uses *** as the mask', () => {
     expect(MASK).toBe('***');
   });

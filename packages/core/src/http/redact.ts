@@ -59,17 +59,30 @@ export function redactHeaders(
 }
 
 /**
+ * The credentials of a URL as the URL parser reads them: after leading spaces or control
+ * characters, a scheme and any run of slashes or backslashes (`http:/u:p@h`, `http:\\u:p@h` and
+ * `http:u:p@h` all carry credentials), or a protocol-relative `//`; up to the authority's last `@`.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the URL parser skips leading C0 controls and spaces, so this must too.
+const CREDENTIALS = /^([\x00-\x20]*(?:[a-z][a-z0-9+.-]*:[/\\]*|[/\\]{2,}))[^/\\?#]*@/i;
+
+const TAB_OR_NEWLINE = /[\t\n\r]/;
+const TAB_OR_NEWLINE_ALL = /[\t\n\r]/g;
+
+/**
  * A URL as an event may carry it: query values masked (`?token=***`), user name and password
  * removed. A string that is not an absolute URL keeps its path and loses its query values too.
  */
-export function redactUrl(url: string): string {
+export function redactUrl(input: string): string {
+  // The URL parser drops every tab and newline first (`ht\ttps://u:p@h` carries credentials).
+  const url = TAB_OR_NEWLINE.test(input) ? input.replace(TAB_OR_NEWLINE_ALL, '') : input;
   const hashAt = url.indexOf('#');
   const withoutHash = hashAt === -1 ? url : url.slice(0, hashAt);
   const queryAt = withoutHash.indexOf('?');
   let base = queryAt === -1 ? withoutHash : withoutHash.slice(0, queryAt);
   // scheme://user:password@host → scheme://host. WHATWG URL: the authority's last `@` ends the
   // credentials, so a password holding a raw `@` is removed whole.
-  if (base.includes('@')) base = base.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/]*@/i, '$1');
+  if (base.includes('@')) base = base.replace(CREDENTIALS, '$1');
   if (queryAt === -1) return base;
   const query = withoutHash
     .slice(queryAt + 1)

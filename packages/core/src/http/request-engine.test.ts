@@ -1116,6 +1116,10 @@ describe('the default guard key', () => {
     ['https://api.example/items?token=abc', 'https://api.example'],
     ['https://user:pw@api.example:8443/x', 'https://api.example:8443'],
     ['/flaky?token=abc#frag', '/flaky'],
+    ['https://user:p@SECRET@api.example/x', 'https://api.example'],
+    [' https://user:SECRET@api.example/x', 'https://api.example'],
+    ['https:/user:SECRET@api.example/x', 'https://api.example'],
+    ['//user:SECRET@api.example/x?k=v', '//api.example/x'],
   ])('%s → %s (never a query or credentials)', (url, key) => {
     expect(originOf(url)).toBe(key);
   });

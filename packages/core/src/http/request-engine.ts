@@ -368,10 +368,22 @@ export function prepareHttpOptions(options: HttpRetryOptions | undefined): Prepa
  * and would show in `budget` and `breaker-state` events.
  */
 export function originOf(url: string): string {
-  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]+/i.exec(url);
-  if (match) return match[0].includes('@') ? match[0].replace(/\/\/[^@/]*@/, '//') : match[0];
+  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]+/i.exec(url);
+  if (match) {
+    // The authority's last `@` ends the credentials (a password may hold a raw `@`).
+    const origin = match[0];
+    const at = origin.lastIndexOf('@');
+    return at === -1 ? origin : `${origin.slice(0, origin.indexOf('//') + 2)}${origin.slice(at + 1)}`;
+  }
+  // Not written plainly (leading spaces, backslashes, one slash): as the URL parser reads it.
+  try {
+    const { origin } = new URL(url);
+    if (origin !== 'null') return origin;
+  } catch {
+    // relative: below
+  }
   const page = (globalThis as { location?: { origin?: unknown } }).location?.origin;
-  return typeof page === 'string' && page !== 'null' ? page : url.replace(/[?#].*$/, '');
+  return typeof page === 'string' && page !== 'null' ? page : redactUrl(url).replace(/[?#].*$/, '');
 }
 
 function resolveGuardKey(options: HttpRetryOptions) {
