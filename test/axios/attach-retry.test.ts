@@ -105,6 +105,30 @@ describe('attachRetry (axios)', () => {
     expect(server.requests('/stall')).toHaveLength(3);
   });
 
+  it("a POST that timed out is not retried and rejects with axios's ECONNABORTED, its retry info kept", async () => {
+    server.script('/slow-post', [{ fault: 'stall-headers' }]);
+    const { error } = await settle(client({ ...fast, timeout: 100 }).post('/slow-post', 'x'));
+    expect(error).toBeInstanceOf(AxiosError);
+    expect((error as AxiosError).code).toBe('ECONNABORTED');
+    expect((error as AxiosError).message).toBe('timeout of 100ms exceeded');
+    expect(server.requests('/slow-post')).toHaveLength(1);
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 1, outcome: 'not-retryable' });
+  });
+
+  it('getRetryInfo tells how a request ended whatever it rejected with', async () => {
+    server.script('/down', [{ status: 503 }]);
+    const deadline = await settle(
+      client({ ...fast, backoff: { strategy: 'constant', base: 400 }, deadline: 300 }).get('/down'),
+    );
+    expect((deadline.error as Error).name).toBe('DeadlineExceededError');
+    expect(getRetryInfo(deadline.error)).toMatchObject({ attempts: 1, outcome: 'deadline' });
+
+    server.script('/reset', [{ fault: 'reset-before-headers' }]);
+    const reset = await settle(client().post('/reset', 'x'));
+    expect(reset.error).toBeInstanceOf(AxiosError);
+    expect(getRetryInfo(reset.error)).toMatchObject({ attempts: 1, outcome: 'not-retryable' });
+  });
+
   it('waits for Retry-After', async () => {
     server.script('/limited', [{ status: 429, headers: { 'Retry-After': '1' } }, { status: 200 }]);
     await client().get('/limited');

@@ -60,7 +60,10 @@ export function getRetryInfo(
 ): Partial<HttpRetryInfo> | HttpErrorRetryInfo | undefined {
   return typeof responseOrError === 'object' && responseOrError !== null
     ? revealRetryInfo(
-        keptRetryInfo<Partial<HttpRetryInfo>>(responseOrError) ?? infoByResult.get(responseOrError),
+        keptRetryInfo<Partial<HttpRetryInfo>>(responseOrError) ??
+          infoByResult.get(responseOrError) ??
+          // What the engine threw as it is (a deadline, a breaker, a POST's reset): its own account.
+          errorRetryInfo(responseOrError),
       )
     : undefined;
 }
@@ -386,18 +389,22 @@ async function runRequest(
       await hooks.onExhausted?.(error.cause, error.attempts - 1);
       throw error.cause;
     }
-    // Retryline's own per-attempt timeout ran the retries out: report it as axios reports timeouts.
-    if (error instanceof RetriesExhaustedError && isRetrylineError(error.cause, 'AttemptTimeoutError')) {
+    // Retryline's own per-attempt timeout ended the request, after the retries ran out or with no
+    // retry allowed (a POST without a key): reported as axios reports timeouts.
+    const exhausted = error instanceof RetriesExhaustedError;
+    const timedOut = exhausted ? error.cause : error;
+    if (isRetrylineError(timedOut, 'AttemptTimeoutError')) {
       const timeout = new AxiosError(
-        `timeout of ${error.cause.timeout}ms exceeded`,
+        `timeout of ${timedOut.timeout}ms exceeded`,
         AxiosError.ECONNABORTED,
         config,
         undefined,
         undefined,
       );
-      timeout.cause = error;
-      infoByResult.set(timeout, exhaustedInfo(error));
-      await hooks.onExhausted?.(timeout, error.attempts - 1);
+      timeout.cause = error as Error;
+      const info = exhausted ? exhaustedInfo(error) : errorRetryInfo(error);
+      if (info) infoByResult.set(timeout, info);
+      if (exhausted) await hooks.onExhausted?.(timeout, error.attempts - 1);
       throw timeout;
     }
     if (signal?.aborted && error === signal.reason) {
