@@ -10,7 +10,7 @@ const api = retryFetch(fetch, {
   store,
   // On by default for HTTP clients: retries stay within 10% of requests (+ 10/s).
   budget: { ratio: 0.1, windowMs: 10_000, minPerSecond: 10 },
-  // Fail fast while an origin is down: open at 50% failures over 20 calls, or 5 in a row.
+  // Fail fast while an origin is down: open past 50% failures over 20 calls, or 5 in a row.
   breaker: { failureRate: 0.5, windowSize: 20, minCalls: 20, consecutiveFailures: 5, openMs: 30_000 },
   // At most 100 requests a second with bursts of 50, waiting for a token rather than failing.
   limiter: { capacity: 50, refillPerSecond: 100, mode: 'wait' },
