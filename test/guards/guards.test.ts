@@ -161,6 +161,24 @@ describe.each(drivers)('bulkhead and pacing through $name', (driver) => {
     expect((other?.receivedAt ?? 0) - (quota?.receivedAt ?? 0)).toBeGreaterThanOrEqual(990);
     expect(later.events.find((e) => e.type === 'guard-wait')).toMatchObject({ guard: 'pacing' });
   });
+
+  it("with onRetryAfterTooLong: 'clamp', a retry after a long Retry-After waits maxRetryAfter once and is sent", async () => {
+    server.script('/long-quota', [
+      { status: 429, headers: { 'Retry-After': '120' } },
+      { status: 200, body: 'ok' },
+    ]);
+    const result = await get(driver, '/long-quota', {
+      ...fast,
+      store: memoryStore(),
+      maxRetryAfter: 200,
+      onRetryAfterTooLong: 'clamp',
+    });
+    expect(result.outcome).toMatchObject({ kind: 'response', status: 200 });
+    const [first, second] = server.requests('/long-quota');
+    // The clamped wait (200 ms plus its spread of at most 20 ms), not pacing's 120 s refusal.
+    expect((second?.receivedAt ?? 0) - (first?.receivedAt ?? 0)).toBeGreaterThanOrEqual(190);
+    expect(result.events.some((e) => e.type === 'guard-wait')).toBe(false);
+  });
 });
 
 describe('what the breaker counts', () => {

@@ -477,7 +477,11 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
       };
     },
     async pace(until) {
-      await store.pacingSet(key, until, clock.now());
+      const now = clock.now();
+      // With 'clamp' a hint is waited out for maxRetryAfter at most, a retry's wait as the pause it
+      // shares: a retry that waited the clamped hint is not held back again by the rest of it.
+      const limit = policy.onRetryAfterTooLong === 'clamp' ? now + policy.maxRetryAfter : until;
+      await store.pacingSet(key, Math.min(until, limit), now);
     },
   };
 }
