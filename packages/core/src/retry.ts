@@ -70,7 +70,10 @@ export interface RetryOptions extends PolicyOptions, GuardOptions {
    * ```
    */
   retryIf?: (error: unknown, context: RetryIfContext) => boolean | Promise<boolean>;
-  /** Another name for `retryIf`, for users coming from p-retry or cockatiel. Give one, not both. */
+  /**
+   * Another name for `retryIf`, with its arguments: `(error, { attempt, requestId })`, not
+   * p-retry's single context object. Give one, not both.
+   */
   shouldRetry?: (error: unknown, context: RetryIfContext) => boolean | Promise<boolean>;
   /**
    * Called before each wait. Awaited if it returns a promise; throwing stops retrying and
