@@ -55,6 +55,12 @@ const s = (status: number, headers?: Record<string, string>): Step => ({
   ...(headers ? { headers } : {}),
 });
 const ok: Step = { status: 200, body: 'ok' };
+const attemptEnds = (events: RetrylineEvent[]) =>
+  events.flatMap((event) =>
+    event.type === 'attempt-end'
+      ? [{ outcome: event.outcome, status: event.status, phase: event.phase }]
+      : [],
+  );
 
 export const scenarios: Scenario[] = [
   {
@@ -104,6 +110,9 @@ export const scenarios: Scenario[] = [
     steps: () => [s(400), ok],
     outcome: { kind: 'response', status: 400 },
     attempts: 1,
+    // A failed response handed back without a retry is no success, in the event either.
+    check: ({ events }) =>
+      expect(attemptEnds(events)).toEqual([{ outcome: 'error', status: 400, phase: 'response' }]),
   },
   {
     name: 'GET 501 → 501 at once (not transient)',
@@ -118,6 +127,8 @@ export const scenarios: Scenario[] = [
     steps: () => [s(503), ok],
     outcome: { kind: 'response', status: 503 },
     attempts: 1,
+    check: ({ events }) =>
+      expect(attemptEnds(events)).toEqual([{ outcome: 'error', status: 503, phase: 'response' }]),
   },
   {
     name: 'PATCH 503 → 503, never sent twice',

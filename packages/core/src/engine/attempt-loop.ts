@@ -525,8 +525,17 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       const listening = emit.listening();
       const details = listening ? spec.describe?.(result) : undefined;
       if (listening) {
+        // A response handed back as it is without being a success (a 400, a POST's 503) failed.
         const outcome =
-          verdict.action === 'return' ? 'success' : timedOut ? 'timeout' : result.ok ? 'retry' : 'error';
+          verdict.action === 'return'
+            ? (verdict.outcome ?? 'success') === 'success'
+              ? 'success'
+              : 'error'
+            : timedOut
+              ? 'timeout'
+              : result.ok
+                ? 'retry'
+                : 'error';
         emit({
           type: 'attempt-end',
           attempt,

@@ -37,7 +37,11 @@ export type RequestOutcome =
   | 'bulkhead-rejected'
   | 'retry-after-too-long';
 
-/** How one attempt ended. */
+/**
+ * How one attempt ended: `success`; `retry`, a response the policy may retry (a 503); `error`, a
+ * transport failure, or a response that failed and is not retried (a 400, a POST's 503);
+ * `timeout`, the per-attempt timeout; `aborted`.
+ */
 export type AttemptOutcome = 'success' | 'retry' | 'error' | 'timeout' | 'aborted';
 
 export interface RequestStartEvent extends EventBase {
