@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { metrics, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { type DataPoint, type Histogram, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { type HttpRetryOptions, memoryStore } from '@retryline/core';
 import { retryFetch } from '@retryline/fetch';
 import { type InstrumentOptions, instrument, SCOPE_NAME, SCOPE_VERSION } from '@retryline/otel';
@@ -369,6 +369,34 @@ describe('instrument()', () => {
     expect(
       exporter.getFinishedSpans().every((span) => span.status.message !== 'instrumentation stopped'),
     ).toBe(true);
+  });
+
+  it('ends every span when concurrent requests share one request id (the caller’s X-Request-Id)', async () => {
+    let started = 0;
+    let ended = 0;
+    const counting = new BasicTracerProvider({
+      spanProcessors: [
+        {
+          onStart: () => void started++,
+          onEnd: () => void ended++,
+          forceFlush: () => Promise.resolve(),
+          shutdown: () => Promise.resolve(),
+        },
+      ],
+    });
+    start({ tracerProvider: counting });
+    server.script('/same-a', [{ status: 503 }, { status: 200 }]);
+    server.script('/same-b', [{ status: 503 }, { status: 200 }]);
+    const options = { ...fast, requestIdHeader: 'X-Request-Id' };
+    const headers = { 'X-Request-Id': 'upstream-7' };
+    await Promise.all(
+      ['/same-a', '/same-b'].map((path) =>
+        fetchDriver.send({ method: 'GET', url: `${server.url}${path}`, headers, options }),
+      ),
+    );
+    expect(started).toBeGreaterThan(0);
+    expect(ended).toBe(started);
+    expect(trackedRequests()).toBe(0);
   });
 
   it('uses the global providers when none is passed', async () => {

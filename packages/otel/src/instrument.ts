@@ -77,6 +77,11 @@ interface Traced {
   readonly metricAttributes: Attributes;
   /** CLIENT spans of attempts started and not yet ended, by attempt number. */
   readonly attempts: Map<number, Span>;
+  /**
+   * Requests in flight under this id: more than one when the caller gave concurrent requests the
+   * same id (one `requestIdHeader` value). They share the span, which ends with the last of them.
+   */
+  open: number;
 }
 
 const STOPPED = 'instrumentation stopped';
@@ -133,7 +138,8 @@ export function instrument(options: InstrumentOptions = {}): () => void {
   );
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE_NAME, SCOPE_VERSION);
   const recorded: RetrylineMetrics = createMetrics(meter);
-  // Keyed by requestId, which core makes unique per logical request; deleted at request-end.
+  // Keyed by requestId, which core makes unique per logical request unless the caller gives two
+  // the same (a requestIdHeader value); deleted at the last request-end.
   const requests = new Map<string, Traced>();
 
   /** The CLIENT span of an attempt: started by whichever comes first, the header hook or attempt-start. */
@@ -159,6 +165,12 @@ export function instrument(options: InstrumentOptions = {}): () => void {
   const requestStarted = (event: RequestStartEvent) => {
     const { method, url } = event;
     if (method === undefined || url === undefined) return;
+    const sharing = requests.get(event.requestId);
+    if (sharing) {
+      sharing.open++;
+      recorded.requestStarted(sharing.metricAttributes);
+      return;
+    }
     const { spanName, attributes: methodAttrs } = methodAttributes(method);
     const origin = originAttributes(url);
     const attributes: Attributes = {
@@ -179,6 +191,7 @@ export function instrument(options: InstrumentOptions = {}): () => void {
       attributes,
       metricAttributes,
       attempts: new Map(),
+      open: 1,
     });
     recorded.requestStarted(metricAttributes);
   };
@@ -200,8 +213,13 @@ export function instrument(options: InstrumentOptions = {}): () => void {
   };
 
   const requestEnded = (traced: Traced, event: RequestEndEvent) => {
-    requests.delete(event.requestId);
     const failed = event.outcome !== 'success';
+    if (--traced.open > 0) {
+      // Another request with this id is still in flight: the shared span ends with the last one.
+      if (failed) recorded.gaveUp({ ...traced.metricAttributes, 'retryline.outcome': event.outcome });
+      return;
+    }
+    requests.delete(event.requestId);
     const message = event.error?.message ?? event.outcome;
     // An attempt whose end was never reported (its classification threw): it ended with the request.
     for (const span of traced.attempts.values()) {
