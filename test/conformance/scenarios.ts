@@ -228,8 +228,15 @@ export const scenarios: Scenario[] = [
     steps: () => [s(503, { 'Retry-After': '3600' }), ok],
     outcome: { kind: 'retryline-error', name: 'RetryAfterTooLongError' },
     attempts: 1,
-    check: ({ outcome, madeAt }) =>
-      expect((outcome as { retryAt?: number }).retryAt ?? 0).toBeGreaterThanOrEqual(madeAt + 3_600_000),
+    check: ({ outcome, madeAt, events }) => {
+      expect((outcome as { retryAt?: number }).retryAt ?? 0).toBeGreaterThanOrEqual(madeAt + 3_600_000);
+      // The status that made the request stop is reported however it stopped.
+      expect(events.at(-1)).toMatchObject({
+        type: 'request-end',
+        outcome: 'retry-after-too-long',
+        status: 503,
+      });
+    },
   },
   {
     name: 'Retry-After: 3600 with onRetryAfterTooLong clamp and maxRetryAfter 300 → waits 300 ms',
@@ -255,7 +262,7 @@ export const scenarios: Scenario[] = [
     outcome: { kind: 'retryline-error', name: 'RetryBudgetExhaustedError' },
     attempts: 1,
     check: ({ events }) =>
-      expect(events.at(-1)).toMatchObject({ type: 'request-end', outcome: 'budget-exhausted' }),
+      expect(events.at(-1)).toMatchObject({ type: 'request-end', outcome: 'budget-exhausted', status: 503 }),
   },
   {
     name: 'guard: a per-call budget: false overrides the client’s spent budget',
@@ -274,6 +281,13 @@ export const scenarios: Scenario[] = [
     check: ({ events, madeAt }) => {
       expect(events.filter((e) => e.type === 'breaker-state')).toMatchObject([
         { from: 'closed', to: 'open' },
+      ]);
+      // The attempt that opened it ends first.
+      expect(events.map((e) => e.type).slice(0, 4)).toEqual([
+        'request-start',
+        'attempt-start',
+        'attempt-end',
+        'breaker-state',
       ]);
       expect(events.at(-1)).toMatchObject({ type: 'request-end', outcome: 'breaker-open' });
       const refused = events.at(-1) as { error?: { name: string } };
@@ -367,7 +381,14 @@ export const scenarios: Scenario[] = [
     steps: () => [s(503), ok],
     outcome: { kind: 'aborted' },
     attempts: 1,
-    check: ({ elapsed }) => expect(elapsed).toBeLessThan(2000),
+    check: ({ elapsed, events }) => {
+      expect(elapsed).toBeLessThan(2000);
+      // The part of the wait that passed before the abort counts.
+      const end = events.at(-1) as { type: string; totalDelay: number };
+      expect(end.type).toBe('request-end');
+      expect(end.totalDelay).toBeGreaterThanOrEqual(25);
+      expect(end.totalDelay).toBeLessThan(10_000);
+    },
   },
   {
     name: 'per-request override retries 3: 503 ×3, 200 → 200 after 4 attempts',

@@ -195,7 +195,7 @@ describe('a store that fails', () => {
       retry(() => 'ok', { store, guardKey: 'k', breaker: true, onEvent: (event) => events.push(event) }),
     );
     expect((error as Error).message).toBe('store down');
-    expect(types(events)).toEqual(['request-start', 'attempt-start', 'request-end']);
+    expect(types(events)).toEqual(['request-start', 'attempt-start', 'attempt-end', 'request-end']);
     expect(events.at(-1)).toMatchObject({ outcome: 'not-retryable', error: { message: 'store down' } });
   });
 });

@@ -509,18 +509,6 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         end('not-retryable', error);
         throw error;
       }
-      if (spec.record) {
-        // The verdict knows best (a 503 on a POST is not retried, yet says the origin is failing).
-        const health: Health =
-          verdict.health ??
-          (verdict.action === 'retry'
-            ? 'failure'
-            : verdict.action === 'return' && (verdict.outcome ?? 'success') === 'success'
-              ? 'success'
-              : 'ignored');
-        const recorded = spec.record(health);
-        if (recorded) await recorded;
-      }
       // Built only for someone to read: describing a response copies and redacts its headers.
       const listening = emit.listening();
       const details = listening ? spec.describe?.(result) : undefined;
@@ -545,13 +533,28 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           ...(result.ok ? {} : { error: summarizeError(result.error) }),
         });
       }
+      // After attempt-end, so a breaker-state this attempt causes follows the attempt's end.
+      if (spec.record) {
+        // The verdict knows best (a 503 on a POST is not retried, yet says the origin is failing).
+        const health: Health =
+          verdict.health ??
+          (verdict.action === 'retry'
+            ? 'failure'
+            : verdict.action === 'return' && (verdict.outcome ?? 'success') === 'success'
+              ? 'success'
+              : 'ignored');
+        const recorded = spec.record(health);
+        if (recorded) await recorded;
+      }
+      // The last status a response gave, for request-end however the request stops.
+      const finalStatus = details?.status === undefined ? undefined : { status: details.status };
 
       if (verdict.action === 'return') {
         const final = verdict.outcome ?? 'success';
         // The controller the last attempt was sent with keeps following the caller's abort.
         const sentWith = control ?? (made ? undefined : request);
         if (spec.outlives && signal && sentWith) keepFollowing(verdict.value, signal, sentWith);
-        end(final, undefined, details?.status === undefined ? undefined : { status: details.status });
+        end(final, undefined, finalStatus);
         return {
           value: verdict.value,
           attempts: attempt,
@@ -583,7 +586,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           // Only reached with a deadline: without one, deadlineAt is Infinity.
           { ...details_, deadline: policy.deadline ?? Number.POSITIVE_INFINITY },
         );
-        end('deadline', failure);
+        end('deadline', failure, finalStatus);
         return failure;
       };
       if (!decision.retry) {
@@ -591,7 +594,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           (decision.reason === 'retries' || decision.reason === 'max-delay') &&
           verdict.fallback !== undefined
         ) {
-          end('exhausted', undefined, details?.status === undefined ? undefined : { status: details.status });
+          end('exhausted', undefined, finalStatus);
           return {
             value: verdict.fallback,
             attempts: attempt,
@@ -612,7 +615,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
             `${label} stopped after ${plural(attempt)}: the server asked to wait ${Math.round(asked)} ms (${decision.hint?.source}), more than ${limit}: ${causeText}`,
             { ...details_, retryAt: clock.now() + asked },
           );
-          end('retry-after-too-long', failure);
+          end('retry-after-too-long', failure, finalStatus);
         } else if (decision.reason === 'deadline' && policy.deadline !== undefined) {
           failure = pastDeadline(decision.computation?.delay ?? 0);
         } else {
@@ -623,7 +626,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
                   { ...details_, reason: 'max-delay' },
                 )
               : new RetriesExhaustedError(`${label} failed after ${plural(attempt)}: ${causeText}`, details_);
-          end('exhausted', failure);
+          end('exhausted', failure, finalStatus);
         }
         throw failure;
       }
@@ -631,13 +634,13 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       const refused = spec.refuse?.();
       if (refused !== undefined) {
         if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
-        end('not-retryable', refused);
+        end('not-retryable', refused, finalStatus);
         throw refused;
       }
       const denied = await spec.allowRetry?.({ details: details_, summary: causeText });
       if (denied) {
         if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
-        end(denied.outcome, denied.error);
+        end(denied.outcome, denied.error, finalStatus);
         throw denied.error;
       }
       if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
@@ -676,9 +679,12 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         // A slow hook may have used up what was left before the deadline.
         if (clock.now() + delay >= deadlineAt) throw pastDeadline(delay);
       }
+      const waitFrom = clock.now();
       try {
         await clock.sleep(delay, aborted);
       } catch {
+        // Cut short: the time it did wait counts in request-end's totalDelay.
+        state = { ...state, totalDelay: state.totalDelay + (clock.now() - waitFrom) };
         throw stopped();
       }
       state = decision.state;
