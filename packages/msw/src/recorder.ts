@@ -148,7 +148,8 @@ function isLifeCycleSource(source: unknown): source is LifeCycleSource {
  * handlers to get them back behind a recording catch-all in `recorder.handlers`.
  *
  * Runtime handlers added later with `server.use()` come before the catch-all, so with the
- * handlers form the requests they answer are not recorded; the server form sees every request.
+ * handlers form the requests they answer are not recorded; and as the catch-all matches every
+ * request, msw's `onUnhandledRequest` no longer fires. The server form sees every request.
  *
  * @example
  * ```ts
