@@ -7,6 +7,7 @@ import { retryFetch } from '@retryline/fetch';
 import { retryline } from '@retryline/ky';
 import axios from 'axios';
 import ky from 'ky';
+import { ordinaryRequest } from '../../extension/src/model/fixtures';
 
 const fast: HttpRetryOptions = { backoff: { strategy: 'constant', base: 30 }, jitter: 'none' };
 
@@ -58,4 +59,29 @@ function forge(kind: string): void {
   window.postMessage(messages[kind], location.origin);
 }
 
-(window as unknown as { fixture: unknown }).fixture = { run, forge };
+/** Posts events straight at the relay, as core's hook would, in batches of the most one message may carry. */
+function post(events: readonly unknown[]): void {
+  for (let at = 0; at < events.length; at += 200) {
+    const batch = events.slice(at, at + 200);
+    window.postMessage({ ns: 'retryline-devtools', v: 1, kind: 'events', events: batch }, location.origin);
+  }
+}
+
+/** `count` ordinary requests (a GET with its headers, answered 200), numbered from `from`. */
+function ordinary(from: number, count: number): void {
+  const events = [];
+  for (let n = from; n < from + count; n++) events.push(...ordinaryRequest(n));
+  post(events);
+}
+
+/** What a runaway or hostile page can send: `count` attempt-starts of one request id. */
+function flood(requestId: string, count: number): void {
+  const events: unknown[] = [
+    { v: 1, type: 'request-start', requestId, t: Date.now(), client: 'fetch', url: 'https://flood.example/' },
+  ];
+  for (let n = 1; n <= count; n++)
+    events.push({ v: 1, type: 'attempt-start', requestId, t: Date.now(), attempt: n });
+  post(events);
+}
+
+(window as unknown as { fixture: unknown }).fixture = { run, forge, ordinary, flood };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TimelineEntry } from '../shared/protocol';
-import { parseImport, RETRYLINE_VERSION, rowEvents, toHar, toRecording } from './export';
+import { type Har, parseImport, RETRYLINE_VERSION, rowEvents, toHar, toRecording } from './export';
 import { API, ev, ORIGIN, scenario } from './fixtures';
 import { foldTimeline, type Timeline } from './timeline';
 
@@ -320,5 +320,134 @@ describe('parseImport', () => {
       },
     ]);
     expect(foldTimeline(imported(text)).rows[0]?.url).toBe('https://api.example/x');
+  });
+
+  it('masks query values of imported navigation URLs, as core masks request URLs', () => {
+    const nav = {
+      type: 'navigation',
+      url: 'https://u:p@shop.example/cb?code=s3cret&state=x#token=t0k',
+      t: 5,
+    };
+    const fromJson = imported(JSON.stringify(toRecording([nav as TimelineEntry], 'old')));
+    expect(fromJson).toEqual([
+      { type: 'navigation', url: 'https://shop.example/cb?code=***&state=***', t: 5 },
+    ]);
+    const har = toHar(foldTimeline(scenario()));
+    const hostile = {
+      log: {
+        ...har.log,
+        _retry: { ...har.log._retry, navigations: [{ url: nav.url, t: 5, beforeRow: 0 }] },
+      },
+    };
+    const fromHar = imported(JSON.stringify(hostile)).filter((e) => e.type === 'navigation');
+    expect(fromHar).toEqual([
+      { type: 'navigation', url: 'https://shop.example/cb?code=***&state=***', t: 5 },
+    ]);
+  });
+});
+
+describe('navigation URLs on export', () => {
+  it('leave with their query values masked, in JSON and in HAR', () => {
+    const entries: TimelineEntry[] = [
+      { type: 'navigation', url: 'https://shop.example/cb?code=s3cret&state=xyz', t: 1 },
+      ...scenario(),
+    ];
+    const json = JSON.stringify(toRecording(entries, 'tab'));
+    const har = JSON.stringify(toHar(foldTimeline(entries)));
+    for (const text of [json, har]) {
+      expect(text).not.toMatch(/s3cret|xyz/);
+      expect(text).toContain('https://shop.example/cb?code=***&state=***');
+    }
+  });
+});
+
+describe('HAR of a retry() that is not an HTTP request', () => {
+  const entries = [
+    ev('op', { type: 'request-start', t: 1000, client: 'retry', operation: 'sync ledger/eu' }),
+    ev('op', { type: 'attempt-start', t: 1000, attempt: 1 }),
+    ev('op', {
+      type: 'attempt-end',
+      t: 1010,
+      attempt: 1,
+      outcome: 'retry',
+      duration: 10,
+      error: { name: 'Error', message: 'busy' },
+    }),
+    ev('op', {
+      type: 'retry-scheduled',
+      t: 1010,
+      attempt: 2,
+      retry: 1,
+      delay: 5,
+      reason: 'backoff',
+      strategy: 'constant',
+      jitter: 'none',
+      raw: 5,
+      capped: 5,
+    }),
+    ev('op', { type: 'attempt-start', t: 1015, attempt: 2 }),
+    ev('op', { type: 'attempt-end', t: 1020, attempt: 2, outcome: 'success', duration: 5 }),
+    ev('op', { type: 'request-end', t: 1020, outcome: 'success', attempts: 2, totalDelay: 5, duration: 20 }),
+    ev('anon', { type: 'request-start', t: 2000, client: 'retry' }),
+    ev('anon', { type: 'attempt-start', t: 2000, attempt: 1 }),
+  ];
+  const timeline = foldTimeline(entries);
+  const har = toHar(timeline);
+
+  it('gets a stable, clearly synthetic absolute URL and a method', () => {
+    const requests = har.log.entries.map((e) => e.request);
+    expect(requests.map((r) => [r.method, r.url])).toEqual([
+      ['RETRY', 'https://retryline.invalid/operation/sync%20ledger%2Feu'],
+      ['RETRY', 'https://retryline.invalid/operation/sync%20ledger%2Feu'],
+      ['RETRY', 'https://retryline.invalid/operation'],
+    ]);
+    for (const { url } of requests) expect(new URL(url).href).toBe(url);
+    expect(toHar(foldTimeline(entries)).log.entries.map((e) => e.request.url)).toEqual(
+      requests.map((r) => r.url),
+    );
+  });
+
+  it('imports back to the same rows: no method, no URL, the operation', () => {
+    expect(shown(foldTimeline(imported(JSON.stringify(har))))).toEqual(shown(timeline));
+    // A HAR with only the basic _retry fields reads the operation from the synthetic URL.
+    const basic: Har = {
+      log: {
+        ...har.log,
+        entries: har.log.entries.map((entry) => {
+          const { request: _summary, ...retry } = entry._retry;
+          return { ...entry, _retry: retry as Har['log']['entries'][number]['_retry'] };
+        }),
+      },
+    };
+    const rows = foldTimeline(imported(JSON.stringify(basic))).rows;
+    expect(rows.map((r) => [r.requestId, r.method, r.url, r.operation, r.path])).toEqual([
+      ['op', '', '', 'sync ledger/eu', 'sync ledger/eu'],
+      ['anon', '', '', undefined, ''],
+    ]);
+  });
+});
+
+describe('a request the extension cut', () => {
+  it('keeps its mark through JSON and HAR', () => {
+    const entries: TimelineEntry[] = [
+      ...scenario(),
+      { ...ev('cut', { type: 'attempt-start', t: 9000, attempt: 1 }), truncated: { dropped: 0 } },
+      {
+        ...ev('cut', {
+          type: 'request-end',
+          t: 9100,
+          outcome: 'exhausted',
+          attempts: 700,
+          totalDelay: 0,
+          duration: 100,
+        }),
+        truncated: { dropped: 1234 },
+      },
+    ];
+    const timeline = foldTimeline(entries);
+    expect(timeline.rows.at(-1)?.truncated).toEqual({ dropped: 1234 });
+    for (const text of [JSON.stringify(toRecording(entries, 'x')), JSON.stringify(toHar(timeline))]) {
+      expect(shown(foldTimeline(imported(text)))).toEqual(shown(timeline));
+    }
   });
 });

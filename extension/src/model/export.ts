@@ -7,19 +7,20 @@
  * rebuilt through the worker's event schema, so an import can only ever produce what a page could.
  */
 
-import type {
-  AttemptPhase,
-  BackoffStrategy,
-  DelayReason,
-  ErrorSummary,
-  JitterType,
-  Recording,
-  RetrylineEvent,
+import {
+  type AttemptPhase,
+  type BackoffStrategy,
+  type DelayReason,
+  type ErrorSummary,
+  type JitterType,
+  type Recording,
+  type RetrylineEvent,
+  redactUrl,
 } from '@retryline/core';
 // A named import, so bundles take the version alone (esbuild tree-shakes JSON properties).
 import { version as packageVersion } from '../../package.json';
-import type { TimelineEntry } from '../shared/protocol';
-import { stripUserinfo, validateEvent } from '../shared/schema';
+import type { TimelineEntry, Truncation } from '../shared/protocol';
+import { validateEvent } from '../shared/schema';
 import type {
   AttemptRow,
   AttemptState,
@@ -36,6 +37,11 @@ import type {
 export const RETRYLINE_VERSION: string = packageVersion;
 /** The longest import read, in characters (about 64 MB of ASCII). */
 export const MAX_IMPORT_CHARS = 64 * 1024 * 1024;
+/**
+ * The largest import file, in bytes, checked before it is read. Each character is at least one
+ * byte of UTF-8, so a larger file would be over {@link MAX_IMPORT_CHARS} too, or close to it.
+ */
+export const MAX_IMPORT_BYTES = MAX_IMPORT_CHARS;
 /** The most entries (or HAR entries) an import may hold. */
 export const MAX_IMPORT_ENTRIES = 500_000;
 
@@ -45,7 +51,53 @@ export function toRecording(
   source: string,
   recordedAt: Date = new Date(),
 ): Recording {
-  return { format: 'retryline-recording', version: 1, recordedAt: recordedAt.toISOString(), source, entries };
+  return {
+    format: 'retryline-recording',
+    version: 1,
+    recordedAt: recordedAt.toISOString(),
+    source,
+    // The worker and the import already redact navigations; an export does again, as core would.
+    entries: entries.map((entry) =>
+      entry.type === 'navigation' ? { ...entry, url: redactNavigation(entry.url) } : entry,
+    ),
+  };
+}
+
+/**
+ * A navigation URL as a request URL is kept (DESIGN §9: query values are masked before anything
+ * leaves): core's own rule, so both read the same. Redacting twice changes nothing.
+ */
+export function redactNavigation(url: string): string {
+  return redactUrl(url);
+}
+
+/** The text of the error an import too large to read gets (the File's size says so before reading it). */
+export const TOO_LARGE_ERROR = `The file is too large to import (more than ${MAX_IMPORT_CHARS / 1024 / 1024} MB).`;
+
+/**
+ * What HAR says for a request with no URL or method: a `retry()` of an operation that is not an
+ * HTTP request. HAR 1.2 requires an absolute URL and a method, so it gets a clearly synthetic one
+ * (`.invalid` is reserved, RFC 2606) naming the operation, and the import reads it back as none.
+ */
+export const SYNTHETIC_ORIGIN = 'https://retryline.invalid';
+export const SYNTHETIC_METHOD = 'RETRY';
+
+/** `https://retryline.invalid/operation/<operation>` (or `…/operation` for an unnamed one). */
+export function syntheticUrl(operation: string | undefined): string {
+  const name = operation === undefined || operation === '' ? '' : `/${encodeURIComponent(operation)}`;
+  return `${SYNTHETIC_ORIGIN}/operation${name}`;
+}
+
+/** The operation a synthetic URL names (`''` for none), or `undefined` when it is not one. */
+function syntheticOperation(url: string): string | undefined {
+  const prefix = `${SYNTHETIC_ORIGIN}/operation`;
+  if (url === prefix) return '';
+  if (!url.startsWith(`${prefix}/`)) return undefined;
+  try {
+    return decodeURIComponent(url.slice(prefix.length + 1));
+  } catch {
+    return undefined;
+  }
 }
 
 /** A file name for an export, e.g. `retryline-2025-01-31T12-00-00.har`. */
@@ -97,6 +149,8 @@ export interface HarRequestSummary {
   readonly error?: ErrorSummary;
   readonly totalDelay?: number;
   readonly duration?: number;
+  /** The extension dropped some of the request's events (see {@link Truncation}). */
+  readonly truncated?: Truncation;
 }
 
 /** The `_retry` field of a HAR entry. */
@@ -211,7 +265,7 @@ export function toHar(timeline: Timeline, version: string = RETRYLINE_VERSION): 
       entries,
       _retry: {
         version: 1,
-        navigations: timeline.navigations,
+        navigations: timeline.navigations.map((mark) => ({ ...mark, url: redactNavigation(mark.url) })),
         lanes: timeline.lanes.map((lane) => ({
           key: lane.key,
           breaker: lane.breaker.map(({ t, from, to }) => ({ t, from, to })),
@@ -237,6 +291,7 @@ function requestSummary(row: RequestRow): HarRequestSummary {
     ...(row.error === undefined ? {} : { error: row.error }),
     ...(row.totalDelay === undefined ? {} : { totalDelay: row.totalDelay }),
     ...(row.duration === undefined ? {} : { duration: row.duration }),
+    ...(row.truncated === undefined ? {} : { truncated: row.truncated }),
   };
 }
 
@@ -249,8 +304,8 @@ function harEntry(row: RequestRow, attempt: AttemptRow, request: HarRequestSumma
     startedDateTime: isoTime(attempt.start),
     time,
     request: {
-      method: row.method,
-      url: row.url,
+      method: row.method === '' ? SYNTHETIC_METHOD : row.method,
+      url: row.url === '' ? syntheticUrl(row.operation) : row.url,
       httpVersion: '',
       headers: nameValues(attempt.requestHeaders),
       queryString: queryString(row.url),
@@ -430,42 +485,58 @@ export type ImportResult =
       readonly entries: TimelineEntry[];
       readonly format: 'recording' | 'har' | 'events';
       readonly skipped: number;
+      /** A recording's own `source` and `recordedAt`, when it has them. */
+      readonly source?: string;
+      readonly recordedAt?: string;
     }
-  | { readonly error: string };
+  | {
+      readonly error: string;
+      /** Why: too large to read, not JSON, or JSON that is none of the formats (or has no valid entry). */
+      readonly reason: 'too-large' | 'not-json' | 'invalid';
+    };
+
+const invalid = (error: string): ImportResult => ({ error, reason: 'invalid' });
 
 /**
  * Reads an exported file: a Recording, a HAR with `_retry` fields, or a bare array of entries or
  * events. Anything malformed is skipped (and counted) or reported; nothing in it is executed.
+ * The panel's import and `retryline view` both read files with it, so both accept the same.
  */
 export function parseImport(text: string): ImportResult {
-  if (typeof text !== 'string') return { error: 'Expected the file as text.' };
-  if (text.length > MAX_IMPORT_CHARS) {
-    return { error: `The file is too large to import (more than ${MAX_IMPORT_CHARS / 1024 / 1024} MB).` };
-  }
+  if (typeof text !== 'string') return invalid('Expected the file as text.');
+  if (text.length > MAX_IMPORT_CHARS) return { error: TOO_LARGE_ERROR, reason: 'too-large' };
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    return { error: `The file is not JSON: ${(error as Error).message}` };
+    return { error: `The file is not JSON: ${(error as Error).message}`, reason: 'not-json' };
   }
   if (Array.isArray(data)) return readEntries(data, 'events');
-  if (!isRecord(data)) return { error: 'Expected a Retryline recording or a HAR file, got a JSON value.' };
+  if (!isRecord(data)) return invalid('Expected a Retryline recording or a HAR file, got a JSON value.');
   if (own(data, 'format') === 'retryline-recording') {
     if (own(data, 'version') !== 1) {
-      return { error: `Unsupported recording version ${String(own(data, 'version'))} (expected 1).` };
+      return invalid(`Unsupported recording version ${String(own(data, 'version'))} (expected 1).`);
     }
     const entries = own(data, 'entries');
-    if (!Array.isArray(entries)) return { error: 'The recording has no entries array.' };
-    return readEntries(entries, 'recording');
+    if (!Array.isArray(entries)) return invalid('The recording has no entries array.');
+    const result = readEntries(entries, 'recording');
+    if ('error' in result) return result;
+    const source = own(data, 'source');
+    const recordedAt = own(data, 'recordedAt');
+    return {
+      ...result,
+      ...(typeof source === 'string' && source.length <= MAX_TEXT ? { source } : {}),
+      ...(typeof recordedAt === 'string' && recordedAt.length <= MAX_TEXT ? { recordedAt } : {}),
+    };
   }
   const log = own(data, 'log');
   if (isRecord(log) && Array.isArray(own(log, 'entries'))) return readHar(log);
-  return { error: 'Expected a Retryline recording or a HAR file: found neither "format" nor "log.entries".' };
+  return invalid('Expected a Retryline recording or a HAR file: found neither "format" nor "log.entries".');
 }
 
 function readEntries(values: readonly unknown[], format: 'recording' | 'events'): ImportResult {
   if (values.length > MAX_IMPORT_ENTRIES) {
-    return { error: `The file has ${values.length} entries; at most ${MAX_IMPORT_ENTRIES} can be imported.` };
+    return invalid(`The file has ${values.length} entries; at most ${MAX_IMPORT_ENTRIES} can be imported.`);
   }
   const entries: TimelineEntry[] = [];
   let skipped = 0;
@@ -474,8 +545,7 @@ function readEntries(values: readonly unknown[], format: 'recording' | 'events')
     if (entry) entries.push(entry);
     else skipped++;
   }
-  if (entries.length === 0 && skipped > 0)
-    return { error: `None of the file's ${skipped} entries is valid.` };
+  if (entries.length === 0 && skipped > 0) return invalid(`None of the file's ${skipped} entries is valid.`);
   return { entries, format, skipped };
 }
 
@@ -488,13 +558,14 @@ function readEntry(value: unknown): TimelineEntry | undefined {
     const url = own(value, 'url');
     const t = own(value, 't');
     if (typeof url !== 'string' || url.length > MAX_TEXT || !isTime(t)) return undefined;
-    return { type: 'navigation', url: stripUserinfo(url), t };
+    return { type: 'navigation', url: redactNavigation(url), t };
   }
   if (type === 'event') {
     const event = readEvent(own(value, 'event'));
     const origin = own(value, 'origin');
     if (!event || typeof origin !== 'string' || origin.length > MAX_TEXT) return undefined;
-    return { type: 'event', event, origin };
+    const truncated = readTruncation(own(value, 'truncated'));
+    return truncated ? { type: 'event', event, origin, truncated } : { type: 'event', event, origin };
   }
   // A bare event (a log of `onEvent` calls).
   const event = readEvent(value);
@@ -507,6 +578,13 @@ function readEvent(value: unknown): RetrylineEvent | undefined {
   return event && isTime(event.t) ? event : undefined;
 }
 
+function readTruncation(value: unknown): Truncation | undefined {
+  const dropped = isRecord(value) ? own(value, 'dropped') : undefined;
+  return typeof dropped === 'number' && Number.isSafeInteger(dropped) && dropped >= 0
+    ? { dropped }
+    : undefined;
+}
+
 function isTime(t: unknown): t is number {
   return typeof t === 'number' && Number.isFinite(t) && Math.abs(t) <= MAX_DATE;
 }
@@ -516,15 +594,16 @@ interface Group {
   readonly order: number;
   source: string;
   summarised: boolean;
+  truncated?: Truncation;
   readonly events: RetrylineEvent[];
 }
 
 function readHar(log: object): ImportResult {
   const harEntries = own(log, 'entries') as unknown[];
   if (harEntries.length > MAX_IMPORT_ENTRIES) {
-    return {
-      error: `The HAR has ${harEntries.length} entries; at most ${MAX_IMPORT_ENTRIES} can be imported.`,
-    };
+    return invalid(
+      `The HAR has ${harEntries.length} entries; at most ${MAX_IMPORT_ENTRIES} can be imported.`,
+    );
   }
   const groups = new Map<string, Group>();
   let seen = 0;
@@ -578,7 +657,7 @@ function readHar(log: object): ImportResult {
       const beforeRow = own(raw, 'beforeRow');
       if (url === undefined || !isTime(t)) continue;
       navigations.push({
-        url: stripUserinfo(url),
+        url: redactNavigation(url),
         t,
         beforeRow: typeof beforeRow === 'number' ? beforeRow : 0,
       });
@@ -603,7 +682,7 @@ function readHar(log: object): ImportResult {
     }
   }
   if (withRetry === 0 && groups.size === 0) {
-    return { error: 'This HAR has no Retryline data: none of its entries has a "_retry" field.' };
+    return invalid('This HAR has no Retryline data: none of its entries has a "_retry" field.');
   }
 
   // Rows in their exported order, each navigation before the first row that followed it.
@@ -616,7 +695,15 @@ function readHar(log: object): ImportResult {
       const { url, t } = navigations[nav++] as NavigationMark;
       entries.push({ type: 'navigation', url, t });
     }
-    for (const event of group.events) entries.push({ type: 'event', event, origin: group.source });
+    const { truncated } = group;
+    group.events.forEach((event, at) => {
+      // The mark goes on the row's first entry: the row shows it however its events are ordered.
+      entries.push(
+        at === 0 && truncated
+          ? { type: 'event', event, origin: group.source, truncated }
+          : { type: 'event', event, origin: group.source },
+      );
+    });
   }
   for (const { url, t } of navigations.slice(nav)) entries.push({ type: 'navigation', url, t });
   entries.push(...laneEvents);
@@ -658,11 +745,20 @@ function readHarEntry(
   const group = groupFor(requestId, typeof index === 'number' ? index : position, source);
   const candidates: unknown[] = [];
   const common = { v: 1, requestId };
-  const method = (summary ? own(summary, 'method') : undefined) ?? own(request, 'method');
-  const url = (summary ? own(summary, 'url') : undefined) ?? own(request, 'url');
+  const harMethod = own(request, 'method');
+  const harUrl = own(request, 'url');
+  // A synthetic URL (and its method) stand for none: the request was a non-HTTP operation.
+  const synthetic = typeof harUrl === 'string' ? syntheticOperation(harUrl) : undefined;
+  const method =
+    (summary ? own(summary, 'method') : undefined) ??
+    (synthetic !== undefined && harMethod === SYNTHETIC_METHOD ? '' : harMethod);
+  const url = (summary ? own(summary, 'url') : undefined) ?? (synthetic !== undefined ? '' : harUrl);
+  const operation = summary ? pick(summary, ['operation']) : synthetic ? { operation: synthetic } : {};
 
   if (!group.summarised) {
     group.summarised = true;
+    const truncated = summary ? readTruncation(own(summary, 'truncated')) : undefined;
+    if (truncated) group.truncated = truncated;
     const complete = summary ? own(summary, 'complete') !== false : true;
     const requestStart = numberOr(summary ? own(summary, 'start') : undefined, start);
     if (complete) {
@@ -671,7 +767,7 @@ function readHarEntry(
         type: 'request-start',
         t: requestStart,
         client: own(retry, 'client'),
-        ...pick(summary, ['operation']),
+        ...operation,
         ...(method === '' ? {} : { method }),
         ...(url === '' ? {} : { url }),
       });

@@ -25,38 +25,53 @@ describe('text filter', () => {
     ['TypeError', ['r1']], // an attempt's error name
     ['/orders', ['r1']], // a path is a substring, not a regex
     ['/api/v1', []], // not a regex: `v1` is not a set of flags
+    ['/orders/', []], // and one with a trailing slash too
     ['nothing-like-this', []],
   ])('finds %j in %j', (text, expected) => {
     expect(ids({ text })).toEqual(expected);
   });
 
-  it('reads /pattern/flags as a regular expression', () => {
-    expect(ids({ text: '/^(GET|POST)$/m' })).toEqual(['r1', 'r2', 'r3']);
-    expect(ids({ text: '/\\/pay$/m' })).toEqual(['r2']);
-    expect(ids({ text: '/^5\\d\\d$/m' })).toEqual(['r1']);
+  it('reads re:pattern as a regular expression, whose ^ and $ match each field', () => {
+    expect(ids({ text: 're:^(GET|POST)$' })).toEqual(['r1', 'r2', 'r3']);
+    expect(ids({ text: 're:\\/pay$' })).toEqual(['r2']);
+    expect(ids({ text: 're:^5\\d\\d$' })).toEqual(['r1']);
+    expect(ids({ text: 'RE: ^404$' })).toEqual(['r3']);
+    expect(ids({ text: 're:' })).toEqual(['r1', 'r2', 'r3']);
   });
 
-  it('is case-sensitive for a regex without the i flag', () => {
-    expect(ids({ text: '/post/' })).toEqual([]);
-    expect(ids({ text: '/post/i' })).toEqual(['r2']);
+  it('is case-insensitive, as the substring search is', () => {
+    expect(ids({ text: 're:^post$' })).toEqual(['r2']);
   });
 
-  it('ignores g and y, which would make repeated tests skip matches', () => {
-    expect(ids({ text: '/example/g' })).toEqual(['r1', 'r2', 'r3']);
-    // Sticky would match nothing here (no row starts with "example"); stateful g would skip rows.
-    expect(ids({ text: '/example/gy' })).toEqual(['r1', 'r2', 'r3']);
+  it.each([
+    // Paths that /pattern/flags read as a regex: /api/ with flags "ids", or /v2/ with the bad flags "sms".
+    '/api/ids',
+    '/v2/sms',
+    '/orders/',
+    '/a.b/',
+  ])('filters %j as text: it looks like a URL path', (text) => {
+    expect(parseTextQuery(text)).toEqual({ kind: 'substring', needle: text });
+    const row = foldTimeline([
+      ev('x', { type: 'request-start', t: 1, client: 'fetch', method: 'GET', url: `${API}${text}x` }),
+      ev('y', { type: 'request-start', t: 1, client: 'fetch', method: 'GET', url: `${API}/api/other` }),
+    ]).rows;
+    expect(filterRows(row, { text }).rows.map((r) => r.requestId)).toEqual(['x']);
+  });
+
+  it('matches a regex again and again (no stateful g or y)', () => {
+    expect(ids({ text: 're:example' })).toEqual(['r1', 'r2', 'r3']);
   });
 
   it('reports an invalid regex and then filters nothing, without throwing', () => {
-    const result = filterRows(rows, { text: '/(unclosed/' });
+    const result = filterRows(rows, { text: 're:(unclosed' });
     expect(result.error).toMatch(/^Invalid regular expression/);
     expect(result.rows.map((r) => r.requestId)).toEqual(['r1', 'r2', 'r3']);
-    expect(() => compileFilter({ text: '/[/' })).not.toThrow();
-    expect(parseTextQuery('/a{2,1}/').kind).toBe('invalid');
+    expect(() => compileFilter({ text: 're:[' })).not.toThrow();
+    expect(parseTextQuery('re:a{2,1}').kind).toBe('invalid');
   });
 
   it('still applies the other filters while the regex is invalid', () => {
-    const result = filterRows(rows, { text: '/(/', client: 'ky' });
+    const result = filterRows(rows, { text: 're:(', client: 'ky' });
     expect(result.error).toBeDefined();
     expect(result.rows.map((r) => r.requestId)).toEqual(['r3']);
   });
@@ -106,6 +121,6 @@ describe('with 10 000 rows', () => {
 
   it('filters them all', () => {
     expect(filterRows(big, { text: '/items/42' }).rows).toHaveLength(111); // 42, 420–429, 4200–4299
-    expect(filterRows(big, { text: '/\\/items\\/\\d{4}$/m', client: 'axios' }).rows).toHaveLength(4500);
+    expect(filterRows(big, { text: 're:\\/items\\/\\d{4}$', client: 'axios' }).rows).toHaveLength(4500);
   });
 });

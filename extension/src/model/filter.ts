@@ -1,6 +1,6 @@
 /**
- * The panel's filters: a text query (substring, or `/regex/flags` as in Chrome's Network panel)
- * and exact choices of origin, client and outcome. Each row's search text is built once and kept
+ * The panel's filters: a text query (a substring, or `re:pattern` for a regular expression) and
+ * exact choices of origin, client and outcome. Each row's search text is built once and kept
  * per row object (rows are immutable, so a changed row is a new key), which keeps filtering
  * 10 000 rows to one string test per row.
  */
@@ -9,7 +9,7 @@ import type { RequestRow, RowOutcome, Timeline } from './timeline';
 
 /** What the user chose. An absent choice matches every row. */
 export interface FilterCriteria {
-  /** Substring (case-insensitive), or `/pattern/flags`. */
+  /** Substring (case-insensitive), or `re:pattern` (a regular expression, case-insensitive, `^`/`$` per field). */
   readonly text: string;
   /** A row's URL origin (`''` for rows without an absolute URL). */
   readonly origin?: string;
@@ -35,8 +35,17 @@ export interface CompiledFilter {
 /** The longest text query accepted: a pasted novel is not a filter. */
 export const MAX_QUERY_LENGTH = 1000;
 
-// `/pattern/flags`: the flags must be real ones, so a path like `/api/v1` stays a substring.
-const REGEX_QUERY = /^\/(.+)\/([dgimsuvy]*)$/s;
+/**
+ * What marks a regular expression. Not `/pattern/flags`: what users filter by most is a URL path,
+ * and `/api/ids` or `/v2/sms` read as a pattern with flags (or a bad one) instead of the path they
+ * are. No URL path or method starts with `re:`.
+ */
+export const REGEX_PREFIX = 're:';
+
+/** The filter box's hint: what it searches and how to write a regular expression. */
+export const FILTER_HELP =
+  'Method, URL, status, outcome, client or error name (case-insensitive). Start with ' +
+  `${REGEX_PREFIX} for a regular expression (^ and $ match each field), e.g. ${REGEX_PREFIX}(fetch|ky)-flaky`;
 
 /** Reads the text box: empty, a substring, or a regular expression (invalid ones are reported, never thrown). */
 export function parseTextQuery(text: string): TextQuery {
@@ -45,12 +54,15 @@ export function parseTextQuery(text: string): TextQuery {
   if (trimmed.length > MAX_QUERY_LENGTH) {
     return { kind: 'invalid', error: `The filter is longer than ${MAX_QUERY_LENGTH} characters.` };
   }
-  const match = REGEX_QUERY.exec(trimmed);
-  if (!match) return { kind: 'substring', needle: trimmed.toLowerCase() };
-  const [, pattern = '', flags = ''] = match;
+  if (!trimmed.toLowerCase().startsWith(REGEX_PREFIX)) {
+    return { kind: 'substring', needle: trimmed.toLowerCase() };
+  }
+  const pattern = trimmed.slice(REGEX_PREFIX.length).trim();
+  if (pattern === '') return { kind: 'all' };
   try {
-    // `g` and `y` make `test` stateful (lastIndex), which would skip every other match.
-    return { kind: 'regex', regex: new RegExp(pattern, flags.replace(/[gy]/g, '')) };
+    // Case-insensitive, as the substring search is; multiline, so `^` and `$` match each field
+    // (the search text has one per line). No `g` or `y`, which make `test` stateful.
+    return { kind: 'regex', regex: new RegExp(pattern, 'im') };
   } catch (error) {
     return { kind: 'invalid', error: `Invalid regular expression: ${(error as Error).message}` };
   }

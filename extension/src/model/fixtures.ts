@@ -4,7 +4,7 @@
  */
 
 import type { RetrylineEvent } from '@retryline/core';
-import type { TimelineEntry } from '../shared/protocol';
+import type { EventEntry, TimelineEntry } from '../shared/protocol';
 
 export const ORIGIN = 'https://shop.example';
 export const API = 'https://api.example';
@@ -12,7 +12,7 @@ export const API = 'https://api.example';
 type Without<T, K extends keyof never> = T extends unknown ? Omit<T, K> : never;
 
 /** An event entry with `v` and `requestId` filled in. */
-export function ev(requestId: string, event: Without<RetrylineEvent, 'v' | 'requestId'>): TimelineEntry {
+export function ev(requestId: string, event: Without<RetrylineEvent, 'v' | 'requestId'>): EventEntry {
   return { type: 'event', event: { v: 1, requestId, ...event } as RetrylineEvent, origin: ORIGIN };
 }
 
@@ -181,4 +181,76 @@ export function manyRequests(count: number): TimelineEntry[] {
     );
   }
   return entries;
+}
+
+/**
+ * The events of one ordinary request as core sends them from a page: a GET with the headers a
+ * browser app sends and a server returns, answered 200 at once. About 1.8 KB of JSON as worker
+ * entries. `n` makes its id and URL unique.
+ */
+export function ordinaryRequest(n: number, t = 1_733_220_000_000 + n * 25): RetrylineEvent[] {
+  const requestId = `7d1c2a9e-4b3f-4e2a-9c1d-${String(n).padStart(12, '0')}`;
+  const base = { v: 1 as const, requestId };
+  return [
+    {
+      ...base,
+      type: 'request-start',
+      t,
+      client: 'fetch',
+      method: 'GET',
+      url: `https://api.shop.example/v2/catalog/items/${n}?locale=***&currency=***&fields=***&session=***`,
+    },
+    {
+      ...base,
+      type: 'attempt-start',
+      t: t + 0.4,
+      attempt: 1,
+      headers: {
+        accept: 'application/json, text/plain, */*',
+        'accept-language': 'en-US,en;q=0.9',
+        authorization: '[redacted]',
+        'content-type': 'application/json',
+        'x-client-version': 'web/4.18.2',
+        traceparent: `00-4bf92f3577b34da6a3ce929d${String(n).padStart(6, '0')}-00f067aa0ba902b7-01`,
+        'x-request-id': requestId,
+        'idempotency-key': `b6e2f0c4-8d1a-4e5f-a3b7-${String(n).padStart(12, '0')}`,
+      },
+    },
+    {
+      ...base,
+      type: 'attempt-end',
+      t: t + 87.3,
+      attempt: 1,
+      outcome: 'success',
+      duration: 86.9,
+      phase: 'response',
+      status: 200,
+      headers: {
+        'cache-control': 'private, max-age=0, no-cache',
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': '2291',
+        date: 'Tue, 03 Dec 2024 10:15:30 GMT',
+        etag: `W/"5f3a-1b2c3d4e${String(n).padStart(6, '0')}"`,
+        server: 'envoy',
+        'set-cookie': '[redacted]',
+        'strict-transport-security': 'max-age=63072000; includeSubDomains; preload',
+        vary: 'Accept-Encoding, Origin',
+        'x-envoy-upstream-service-time': '81',
+        'x-cache': 'MISS',
+        'x-request-id': requestId,
+        'ratelimit-policy': '100;w=60',
+        ratelimit: '"default";r=97;t=58',
+      },
+    },
+    {
+      ...base,
+      type: 'request-end',
+      t: t + 87.5,
+      outcome: 'success',
+      attempts: 1,
+      totalDelay: 0,
+      duration: 87.5,
+      status: 200,
+    },
+  ];
 }

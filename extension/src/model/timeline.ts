@@ -105,6 +105,11 @@ export interface RequestRow {
   readonly waits: readonly WaitRow[];
   /** Sorted by attempt. */
   readonly guardWaits: readonly GuardWaitRow[];
+  /**
+   * The extension stopped keeping this request's events at its per-request limit: `dropped` of
+   * them were not recorded (0 while none is known to have been). Absent when nothing was cut.
+   */
+  readonly truncated?: { readonly dropped: number };
 }
 
 /** A navigation of the tab's top frame, drawn as a separator before the row at `beforeRow`. */
@@ -189,15 +194,32 @@ interface RowDraft {
   error?: ErrorSummary;
   totalDelay?: number;
   duration?: number;
-  attempts: AttemptRow[];
-  waits: WaitRow[];
-  guardWaits: { attempt: number; guard: GuardWaitRow['guard']; key: string; waited: number; t: number }[];
+  /** By attempt number; sorted when frozen. Maps, so folding n events of a row is O(n log n). */
+  attempts: Map<number, AttemptRow>;
+  /** By the attempt they follow. */
+  waits: Map<number, WaitRow>;
+  /** By attempt and guard (see {@link guardKey}). */
+  guardWaits: Map<string, GuardWaitDraft>;
+  /** The most events the extension said it dropped (see {@link RequestRow.truncated}). */
+  truncated?: number;
 }
+
+interface GuardWaitDraft {
+  readonly attempt: number;
+  readonly guard: GuardWaitRow['guard'];
+  readonly key: string;
+  readonly waited: number;
+  readonly t: number;
+}
+
+const guardKey = (attempt: number, guard: string): string => `${attempt} ${guard}`;
 
 interface LaneDraft {
   key: string;
   breaker: BreakerTransition[];
   budget: BudgetSample[];
+  /** Something was added out of time order: sort before freezing. */
+  unsorted: boolean;
 }
 
 /**
@@ -226,7 +248,14 @@ export function appendTimeline(timeline: Timeline, entries: readonly TimelineEnt
       index.rows.set(requestId, at);
       // A placeholder until the batch is frozen, so `rows.length` counts it for navigations.
       rows.push(undefined as never);
-      const draft: RowDraft = { requestId, index: at, source, attempts: [], waits: [], guardWaits: [] };
+      const draft: RowDraft = {
+        requestId,
+        index: at,
+        source,
+        attempts: new Map(),
+        waits: new Map(),
+        guardWaits: new Map(),
+      };
       rowDrafts.set(at, draft);
       return draft;
     }
@@ -244,14 +273,14 @@ export function appendTimeline(timeline: Timeline, entries: readonly TimelineEnt
       at = lanes.length;
       index.lanes.set(key, at);
       lanes.push(undefined as never);
-      const draft: LaneDraft = { key, breaker: [], budget: [] };
+      const draft: LaneDraft = { key, breaker: [], budget: [], unsorted: false };
       laneDrafts.set(at, draft);
       return draft;
     }
     let draft = laneDrafts.get(at);
     if (!draft) {
       const lane = lanes[at] as OriginLane;
-      draft = { key, breaker: lane.breaker.slice(), budget: lane.budget.slice() };
+      draft = { key, breaker: lane.breaker.slice(), budget: lane.budget.slice(), unsorted: false };
       laneDrafts.set(at, draft);
     }
     return draft;
@@ -268,26 +297,32 @@ export function appendTimeline(timeline: Timeline, entries: readonly TimelineEnt
     if (!Number.isFinite(event.t)) continue;
     see(event.t);
     if (event.type === 'breaker-state') {
-      insertByTime(laneFor(event.key).breaker, {
-        key: event.key,
-        t: event.t,
-        from: event.from,
-        to: event.to,
-      });
+      const lane = laneFor(event.key);
+      pushByTime(lane, lane.breaker, { key: event.key, t: event.t, from: event.from, to: event.to });
     } else if (event.type === 'budget') {
-      insertByTime(laneFor(event.key).budget, {
+      const lane = laneFor(event.key);
+      pushByTime(lane, lane.budget, {
         key: event.key,
         t: event.t,
         remaining: event.remaining,
         allowed: event.allowed,
       });
     } else {
-      applyToRow(draftFor(event.requestId, entry.origin), event, see);
+      const draft = draftFor(event.requestId, entry.origin);
+      applyToRow(draft, event, see);
+      if (entry.truncated) draft.truncated = Math.max(draft.truncated ?? 0, entry.truncated.dropped);
     }
   }
 
   for (const [at, draft] of rowDrafts) rows[at] = freeze(draft);
-  for (const [at, draft] of laneDrafts) lanes[at] = draft;
+  for (const [at, draft] of laneDrafts) {
+    if (draft.unsorted) {
+      // Stable: samples of the same time keep the order they came in.
+      draft.breaker.sort(byTime);
+      draft.budget.sort(byTime);
+    }
+    lanes[at] = { key: draft.key, breaker: draft.breaker, budget: draft.budget };
+  }
   const sortedLanes = laneDrafts.size > 0 ? sortLanes(lanes, index) : lanes;
 
   const next: Timeline = {
@@ -335,7 +370,7 @@ function applyToRow(draft: RowDraft, event: RowEvent, see: (t: number) => void):
       if (event.url !== undefined) draft.url = event.url;
       return;
     case 'attempt-start': {
-      const found = findAttempt(draft, event.attempt);
+      const found = draft.attempts.get(event.attempt);
       const base: AttemptRow = found ?? { n: event.attempt, start: event.t, outcome: 'pending' };
       putAttempt(draft, {
         ...base,
@@ -346,7 +381,7 @@ function applyToRow(draft: RowDraft, event: RowEvent, see: (t: number) => void):
     }
     case 'attempt-end': {
       const duration = Number.isFinite(event.duration) ? event.duration : 0;
-      const found = findAttempt(draft, event.attempt);
+      const found = draft.attempts.get(event.attempt);
       const start = found?.start ?? event.t - duration;
       see(start);
       // Keep what attempt-start said (start, request headers); the rest is the end's to say.
@@ -376,9 +411,7 @@ function applyToRow(draft: RowDraft, event: RowEvent, see: (t: number) => void):
         ...(event.hint === undefined ? {} : { hint: event.hint }),
       };
       see(event.t + (Number.isFinite(event.delay) ? event.delay : 0));
-      const at = draft.waits.findIndex((w) => w.afterAttempt === wait.afterAttempt);
-      if (at >= 0) draft.waits[at] = wait;
-      else insertSorted(draft.waits, wait, (w) => w.afterAttempt);
+      draft.waits.set(wait.afterAttempt, wait);
       return;
     }
     case 'guard-wait': {
@@ -390,9 +423,7 @@ function applyToRow(draft: RowDraft, event: RowEvent, see: (t: number) => void):
         t: event.t,
       };
       see(event.t - (Number.isFinite(event.waited) ? event.waited : 0));
-      const at = draft.guardWaits.findIndex((w) => w.attempt === wait.attempt && w.guard === wait.guard);
-      if (at >= 0) draft.guardWaits[at] = wait;
-      else insertSorted(draft.guardWaits, wait, (w) => w.attempt);
+      draft.guardWaits.set(guardKey(wait.attempt, wait.guard), wait);
       return;
     }
     case 'request-end':
@@ -414,25 +445,25 @@ function hasHeaders(headers: HeaderMap | undefined): headers is HeaderMap {
   return headers !== undefined && Object.keys(headers).length > 0;
 }
 
-function findAttempt(draft: RowDraft, n: number): AttemptRow | undefined {
-  return draft.attempts.find((a) => a.n === n);
-}
-
 function putAttempt(draft: RowDraft, attempt: AttemptRow): void {
-  const at = draft.attempts.findIndex((a) => a.n === attempt.n);
-  if (at >= 0) draft.attempts[at] = attempt;
-  else insertSorted(draft.attempts, attempt, (a) => a.n);
+  draft.attempts.set(attempt.n, attempt);
 }
 
-/** Inserts keeping `list` sorted by `key` (after equal keys); appending in order is O(1). */
-function insertSorted<T>(list: T[], item: T, key: (item: T) => number): void {
-  let at = list.length;
-  while (at > 0 && key(list[at - 1] as T) > key(item)) at--;
-  list.splice(at, 0, item);
+const byTime = (a: { readonly t: number }, b: { readonly t: number }): number => a.t - b.t;
+
+/** Appends to a lane's list, noting when that breaks its time order (it is sorted once, at the end). */
+function pushByTime<T extends { readonly t: number }>(lane: LaneDraft, list: T[], item: T): void {
+  const last = list[list.length - 1];
+  if (last !== undefined && last.t > item.t) lane.unsorted = true;
+  list.push(item);
 }
 
-function insertByTime<T extends { readonly t: number }>(list: T[], item: T): void {
-  insertSorted(list, item, (x) => x.t);
+/** `list` sorted by `key`: as it is when it already is (the usual case, and O(n) to check). */
+function sortedBy<T>(list: T[], key: (item: T) => number): T[] {
+  for (let i = 1; i < list.length; i++) {
+    if (key(list[i - 1] as T) > key(list[i] as T)) return list.sort((a, b) => key(a) - key(b));
+  }
+  return list;
 }
 
 function thaw(row: RequestRow): RowDraft {
@@ -440,16 +471,16 @@ function thaw(row: RequestRow): RowDraft {
     requestId: row.requestId,
     index: row.index,
     source: row.source,
-    attempts: row.attempts.slice(),
-    waits: row.waits.slice(),
-    guardWaits: row.guardWaits.map(({ attempt, guard, key, waited, t }) => ({
-      attempt,
-      guard,
-      key,
-      waited,
-      t,
-    })),
+    attempts: new Map(row.attempts.map((a) => [a.n, a])),
+    waits: new Map(row.waits.map((w) => [w.afterAttempt, w])),
+    guardWaits: new Map(
+      row.guardWaits.map(({ attempt, guard, key, waited, t }) => [
+        guardKey(attempt, guard),
+        { attempt, guard, key, waited, t },
+      ]),
+    ),
   };
+  if (row.truncated) draft.truncated = row.truncated.dropped;
   if (row.complete) {
     draft.startedAt = row.start;
     draft.client = row.client;
@@ -467,12 +498,16 @@ function thaw(row: RequestRow): RowDraft {
 }
 
 function freeze(draft: RowDraft): RequestRow {
-  const attempts = draft.attempts;
-  const guardWaits = draft.guardWaits.map(({ attempt, guard, key, waited, t }): GuardWaitRow => {
-    // Drawn ending where the attempt it held back began; the event itself fires just before that.
-    const end = attempts.find((a) => a.n === attempt)?.start ?? t;
-    return { attempt, guard, key, waited, t, end, start: end - waited };
-  });
+  // Map order is insertion order; a stable sort keeps it among equal keys.
+  const attempts = sortedBy([...draft.attempts.values()], (a) => a.n);
+  const waits = sortedBy([...draft.waits.values()], (w) => w.afterAttempt);
+  const guardWaits = sortedBy([...draft.guardWaits.values()], (g) => g.attempt).map(
+    ({ attempt, guard, key, waited, t }): GuardWaitRow => {
+      // Drawn ending where the attempt it held back began; the event itself fires just before that.
+      const end = draft.attempts.get(attempt)?.start ?? t;
+      return { attempt, guard, key, waited, t, end, start: end - waited };
+    },
+  );
 
   let earliest = Number.POSITIVE_INFINITY;
   let latest = Number.NEGATIVE_INFINITY;
@@ -485,7 +520,7 @@ function freeze(draft: RowDraft): RequestRow {
     note(a.start);
     note(a.end);
   }
-  for (const w of draft.waits) {
+  for (const w of waits) {
     note(w.start);
     note(w.start + w.delay);
   }
@@ -525,8 +560,9 @@ function freeze(draft: RowDraft): RequestRow {
     ...(draft.totalDelay === undefined ? {} : { totalDelay: draft.totalDelay }),
     ...(draft.duration === undefined ? {} : { duration: draft.duration }),
     attempts,
-    waits: draft.waits,
+    waits,
     guardWaits,
+    ...(draft.truncated === undefined ? {} : { truncated: { dropped: draft.truncated } }),
   };
 }
 

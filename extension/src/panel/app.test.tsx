@@ -95,12 +95,15 @@ describe('App', () => {
       expect(screen.getByTestId('status').textContent).toBe('1 of 3 requests · 4 attempts');
     });
 
-    it('filters by /regex/ and shows an invalid one as an error, filtering nothing', () => {
+    it('filters by re:regex and shows an invalid one as an error, filtering nothing', () => {
       mount(staticSource(scenario()));
       const filter = screen.getByTestId('filter');
-      fireEvent.input(filter, { target: { value: '/^4\\d\\d$/m' } });
+      // The syntax is documented where it is typed.
+      expect(filter.getAttribute('placeholder')).toContain('re:');
+      expect(filter.getAttribute('title')).toContain('re:');
+      fireEvent.input(filter, { target: { value: 're:^4\\d\\d$' } });
       expect(rowIds()).toEqual(['r3']);
-      fireEvent.input(filter, { target: { value: '/([/' } });
+      fireEvent.input(filter, { target: { value: 're:([' } });
       expect(screen.getByTestId('filter-error').textContent).toMatch(/^Invalid regular expression/);
       expect(filter.getAttribute('aria-invalid')).toBe('true');
       expect(rowIds()).toEqual(['r1', 'r2', 'r3']);
@@ -251,6 +254,23 @@ describe('App', () => {
       fireEvent.change(input);
       await waitFor(() => expect(rowIds()).toEqual(['r1', 'r2', 'r3']));
       expect(screen.getByTestId('imported').textContent).toContain('run.har');
+    });
+
+    it('refuses a file over the import limit by its size, without reading it', async () => {
+      mount(staticSource(scenario()));
+      const input = screen.getByTestId('import-file') as HTMLInputElement;
+      // A 600 MB file: its size is known before a byte of it is read.
+      const text = vi.fn(async () => 'x'.repeat(10));
+      const huge = { name: 'huge.json', size: 600 * 1024 * 1024, text };
+      Object.defineProperty(input, 'files', { value: [huge], configurable: true });
+      fireEvent.change(input);
+      await waitFor(() =>
+        expect(screen.getByTestId('notice').textContent).toContain(
+          'Import failed: The file is too large to import (more than 64 MB).',
+        ),
+      );
+      expect(text).not.toHaveBeenCalled();
+      expect(rowIds()).toEqual(['r1', 'r2', 'r3']);
     });
 
     it('clicks the file input for the Import button', () => {

@@ -5,7 +5,14 @@
  */
 
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { exportFileName, parseImport, toHar, toRecording } from '../model/export';
+import {
+  exportFileName,
+  MAX_IMPORT_BYTES,
+  parseImport,
+  TOO_LARGE_ERROR,
+  toHar,
+  toRecording,
+} from '../model/export';
 import { compileFilter, type FilterCriteria, filterChoices } from '../model/filter';
 import { appendTimeline, emptyTimeline, foldTimeline, type Timeline } from '../model/timeline';
 import type { TabSettings, TimelineEntry } from '../shared/protocol';
@@ -157,6 +164,12 @@ export function App(props: AppProps) {
     const file = input.files?.[0];
     input.value = '';
     if (!file) return;
+    // Read nothing that cannot be imported: a file over the limit in bytes is over it in text too
+    // (UTF-8 has at least one byte per character), and reading 600 MB first would stall the panel.
+    if (file.size > MAX_IMPORT_BYTES) {
+      setNotice({ kind: 'error', text: `Import failed: ${TOO_LARGE_ERROR}` });
+      return;
+    }
     try {
       importText(await file.text(), file.name);
     } catch (error) {

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/preact';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { scenario } from '../model/fixtures';
+import { ev, scenario } from '../model/fixtures';
 import { foldTimeline } from '../model/timeline';
 import { DetailPane } from './detail-pane';
 
@@ -71,5 +71,40 @@ describe('DetailPane', () => {
     render(<DetailPane row={r1} onClose={onClose} />);
     fireEvent.click(screen.getByLabelText('Close details'));
     expect(onClose).toHaveBeenCalledOnce();
+  });
+
+  it('says when the extension stopped recording a request, and how many events it dropped', () => {
+    const [pending] = foldTimeline([
+      ev('cut', { type: 'request-start', t: 1, client: 'fetch', method: 'GET', url: 'https://api.example/' }),
+      { ...ev('cut', { type: 'attempt-start', t: 2, attempt: 1 }), truncated: { dropped: 0 } },
+    ]).rows;
+    if (!pending) throw new Error('fixture');
+    render(<DetailPane row={pending} onClose={() => {}} />);
+    expect(screen.getByTestId('detail-truncated').textContent).toBe(
+      'This request reached the recording limit (the extension keeps at most 500 events or 256 KB of one request): later events are not recorded, its end is',
+    );
+    cleanup();
+    const [ended] = foldTimeline([
+      ev('cut', { type: 'attempt-start', t: 2, attempt: 1 }),
+      {
+        ...ev('cut', {
+          type: 'request-end',
+          t: 3,
+          outcome: 'exhausted',
+          attempts: 9,
+          totalDelay: 0,
+          duration: 1,
+        }),
+        truncated: { dropped: 99_500 },
+      },
+    ]).rows;
+    if (!ended) throw new Error('fixture');
+    render(<DetailPane row={ended} onClose={() => {}} />);
+    expect(screen.getByTestId('detail-truncated').textContent).toMatch(
+      /^99500 later events of this request were not recorded/,
+    );
+    cleanup();
+    render(<DetailPane row={r1} onClose={() => {}} />);
+    expect(screen.queryByTestId('detail-truncated')).toBeNull();
   });
 });

@@ -11,6 +11,7 @@ import {
   formatMs,
   guardLabel,
   outcomeLabel,
+  truncationText,
   waitComputation,
   waitLabel,
 } from './format';
@@ -51,6 +52,12 @@ export function DetailPane({ row, onClose }: DetailPaneProps) {
         </dd>
         <dt>Attempts</dt>
         <dd>{row.attempts.length}</dd>
+        {row.truncated ? (
+          <>
+            <dt>Not recorded</dt>
+            <dd data-testid="detail-truncated">{truncationText(row.truncated)}</dd>
+          </>
+        ) : null}
         <dt>Started</dt>
         <dd>
           {clockTime(row.start)}

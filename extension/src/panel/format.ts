@@ -4,6 +4,7 @@
  */
 
 import type { AttemptRow, GuardWaitRow, RequestRow, RowOutcome, WaitRow } from '../model/timeline';
+import { MAX_REQUEST_BYTES, MAX_REQUEST_EVENTS } from '../shared/protocol';
 
 /** `412 ms`, `2 s`, `1.5 s`, `2 min`, `∞`. */
 export function formatMs(ms: number): string {
@@ -50,24 +51,56 @@ export function guardLabel(wait: GuardWaitRow): string {
   return `${wait.guard} ${formatMs(wait.waited)}`;
 }
 
-/** How a wait's delay was computed, step by step, for the detail pane. */
+/** Below this a difference of times is rounding, not a difference (events carry fractional ms). */
+const EPSILON_MS = 0.5;
+
+/**
+ * How a wait's delay was computed, step by step, for the detail pane, from the event's own
+ * figures. With a server hint core waits `max(hint + U(0, min(hint/10, 1 s)), backoff)` (DESIGN
+ * §5), the hint first clamped to `maxRetryAfter` when `onRetryAfterTooLong` is `'clamp'`; the
+ * event's `reason` says which side won, and `delay` against `hint.delay` shows the spread or the
+ * clamp.
+ */
 export function waitComputation(wait: WaitRow): string[] {
   const backoff = `${wait.strategy} backoff ${formatMs(wait.raw)} → capped ${formatMs(wait.capped)}`;
+  const jitter = wait.jitter === 'none' ? 'no' : wait.jitter;
   if (wait.reason === 'backoff') {
-    return [
+    const lines = [
       wait.jitter === 'none'
         ? `${backoff} → no jitter → ${formatMs(wait.delay)}`
         : `${backoff} → ${wait.jitter} jitter → ${formatMs(wait.delay)}`,
     ];
+    // A hint the backoff outlasted (with its spread, or clamped) is still worth showing.
+    if (wait.hint) {
+      lines.push(
+        `${hintHeader(wait.hint.source)} header asked for ${formatMs(wait.hint.delay)}: the backoff was longer, so it set the wait`,
+      );
+    }
+    return lines;
   }
-  const lines = [
-    wait.hint
-      ? `${hintHeader(wait.hint.source)} header asked for ${formatMs(wait.hint.delay)}`
-      : `${hintHeader(wait.reason === 'retry-after' ? 'retry-after' : undefined)} hint`,
-    `${backoff} (before ${wait.jitter === 'none' ? 'no' : wait.jitter} jitter)`,
-    `waited ${formatMs(wait.delay)}, the longer of the two`,
+  const header = hintHeader(wait.hint?.source ?? (wait.reason === 'retry-after' ? 'retry-after' : undefined));
+  const backoffLine = `${backoff} (before ${jitter} jitter): not longer than the hint’s wait`;
+  if (!wait.hint) {
+    return [`${header} hint`, backoffLine, `waited ${formatMs(wait.delay)}: the hint plus its random spread`];
+  }
+  const asked = wait.hint.delay;
+  if (wait.delay < asked - EPSILON_MS) {
+    // Only a clamp waits less than the server asked: maxRetryAfter took the hint's place.
+    return [
+      `${header} header asked for ${formatMs(asked)}: more than maxRetryAfter, which took its place (onRetryAfterTooLong: 'clamp')`,
+      backoffLine,
+      `waited ${formatMs(wait.delay)}: maxRetryAfter plus its random spread (up to a tenth of it, at most 1 s)`,
+    ];
+  }
+  const spread = Math.max(0, wait.delay - asked);
+  const maxSpread = Math.min(asked / 10, 1000);
+  return [
+    `${header} header asked for ${formatMs(asked)}`,
+    backoffLine,
+    spread <= maxSpread + EPSILON_MS
+      ? `waited ${formatMs(wait.delay)}: the ${formatMs(asked)} asked plus ${formatMs(spread)} of random spread (up to ${formatMs(maxSpread)}: a tenth of the hint, at most 1 s)`
+      : `waited ${formatMs(wait.delay)}, ${formatMs(spread)} more than asked`,
   ];
-  return lines;
 }
 
 const OUTCOME_LABELS: Readonly<Record<RowOutcome, string>> = {
@@ -107,6 +140,14 @@ export function refusalLabel(row: RequestRow): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** What the row says when the extension stopped recording a request's events at its limit. */
+export function truncationText(truncated: NonNullable<RequestRow['truncated']>): string {
+  const limit = `the extension keeps at most ${MAX_REQUEST_EVENTS} events or ${MAX_REQUEST_BYTES / 1024} KB of one request`;
+  return truncated.dropped > 0
+    ? `${truncated.dropped} later events of this request were not recorded (${limit}); its end was`
+    : `This request reached the recording limit (${limit}): later events are not recorded, its end is`;
 }
 
 /** What an attempt's status cell says: the status, or how it ended without one. */

@@ -6,7 +6,7 @@
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { NavigationMark, RequestRow } from '../model/timeline';
-import { formatMs, outcomeLabel, rowStatusText } from './format';
+import { formatMs, outcomeLabel, rowStatusText, truncationText } from './format';
 import { axisFor, Waterfall, WaterfallAxis } from './waterfall';
 
 export const ROW_HEIGHT = 24;
@@ -204,7 +204,13 @@ function Row({ row, axis, now, selected, onSelect }: RowProps) {
         {row.path}
       </span>
       <span class="rl-cell rl-col--wide">{row.client}</span>
-      <span class={`rl-cell rl-cell--num${retried ? ' rl-cell--retried' : ''}`}>{row.attempts.length}</span>
+      <span
+        class={`rl-cell rl-cell--num${retried ? ' rl-cell--retried' : ''}`}
+        data-testid={row.truncated ? 'truncated' : undefined}
+        title={row.truncated ? truncationText(row.truncated) : undefined}
+      >
+        {row.truncated ? `${row.attempts.length}+` : row.attempts.length}
+      </span>
       <span class="rl-cell rl-col--wide">{outcomeLabel(row.outcome)}</span>
       <span class="rl-cell rl-cell--num rl-col--wide">{time === undefined ? '' : formatMs(time)}</span>
       <span class="rl-cell rl-cell--waterfall">

@@ -3,7 +3,7 @@
  * box and selects, then export and import.
  */
 
-import type { FilterChoices, FilterCriteria } from '../model/filter';
+import { FILTER_HELP, type FilterChoices, type FilterCriteria } from '../model/filter';
 import type { RowOutcome } from '../model/timeline';
 import type { TabSettings } from '../shared/protocol';
 import { outcomeLabel } from './format';
@@ -68,13 +68,10 @@ export function Toolbar(props: ToolbarProps) {
         type="search"
         class={`rl-filter${filterError ? ' rl-filter--invalid' : ''}`}
         data-testid="filter"
-        placeholder="Filter (text or /regex/)"
+        placeholder="Filter (text, or re:pattern)"
         aria-label="Filter requests"
         aria-invalid={filterError !== undefined}
-        title={
-          filterError ??
-          'Method, URL, status, outcome, client or error name; /regex/flags for a regular expression'
-        }
+        title={filterError ?? FILTER_HELP}
         value={criteria.text}
         onInput={(event) => onCriteria({ ...criteria, text: event.currentTarget.value })}
       />

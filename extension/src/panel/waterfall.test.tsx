@@ -114,18 +114,59 @@ describe('wait labels', () => {
     ]);
   });
 
-  it('explains a hinted wait by its header', () => {
+  it('explains a hinted wait by its header: the hint plus its random spread', () => {
     expect(
       waitComputation({
         ...wait,
         reason: 'retry-after',
-        delay: 2000,
+        delay: 2150,
         hint: { source: 'retry-after', delay: 2000 },
       }),
     ).toEqual([
       'Retry-After header asked for 2 s',
-      'exponential backoff 800 ms → capped 800 ms (before full jitter)',
-      'waited 2 s, the longer of the two',
+      'exponential backoff 800 ms → capped 800 ms (before full jitter): not longer than the hint’s wait',
+      'waited 2.2 s: the 2 s asked plus 150 ms of random spread (up to 200 ms: a tenth of the hint, at most 1 s)',
+    ]);
+    expect(
+      waitComputation({
+        ...wait,
+        reason: 'rate-limit-reset',
+        delay: 30_700,
+        hint: { source: 'ratelimit', delay: 30_000 },
+      })[2],
+    ).toBe(
+      'waited 30.7 s: the 30 s asked plus 700 ms of random spread (up to 1 s: a tenth of the hint, at most 1 s)',
+    );
+  });
+
+  it('explains a clamped hint: maxRetryAfter waited instead of what the server asked', () => {
+    // onRetryAfterTooLong: 'clamp' with maxRetryAfter 60 s, the server asked for 2 minutes.
+    expect(
+      waitComputation({
+        ...wait,
+        reason: 'retry-after',
+        delay: 60_400,
+        hint: { source: 'retry-after', delay: 120_000 },
+      }),
+    ).toEqual([
+      "Retry-After header asked for 2 min: more than maxRetryAfter, which took its place (onRetryAfterTooLong: 'clamp')",
+      'exponential backoff 800 ms → capped 800 ms (before full jitter): not longer than the hint’s wait',
+      'waited 1 min: maxRetryAfter plus its random spread (up to a tenth of it, at most 1 s)',
+    ]);
+  });
+
+  it('explains a hint the backoff outlasted', () => {
+    expect(
+      waitComputation({
+        ...wait,
+        raw: 5000,
+        capped: 5000,
+        delay: 4000,
+        hint: { source: 'retry-after', delay: 1000 },
+      }),
+    ).toEqual([
+      'exponential backoff 5 s → capped 5 s → full jitter → 4 s',
+      'Retry-After header asked for 1 s: the backoff was longer, so it set the wait',
     ]);
   });
 

@@ -88,6 +88,19 @@ describe('acceptPageMessage', () => {
     expect(accepted).toMatchObject({ kind: 'events', dropped: 1, message: { events: [event, event] } });
   });
 
+  it('counts the 16 KB in UTF-8 bytes, not UTF-16 code units', () => {
+    // 6,000 '€' are 6,000 code units but 18,000 bytes of UTF-8: over the limit.
+    const euros = { ...event, url: `https://a.example/${'€'.repeat(6000)}` };
+    // 2,000 '€' (6,000 bytes) and an ASCII filler near the limit stay under it.
+    const fits = { ...event, url: `https://a.example/${'€'.repeat(2000)}` };
+    const ascii = { ...event, url: `https://a.example/${'a'.repeat(MAX_EVENT_BYTES - 200)}` };
+    const accepted = acceptPageMessage(
+      message({ data: { ...data, events: [euros, fits, ascii, event] } }),
+      page,
+    );
+    expect(accepted).toMatchObject({ kind: 'events', dropped: 1, message: { events: [fits, ascii, event] } });
+  });
+
   it('drops events that are not JSON objects (cycles, BigInt, primitives)', () => {
     const cyclic: Record<string, unknown> = { ...event };
     cyclic.self = cyclic;

@@ -5,6 +5,7 @@
  * each event is turned into plain JSON before it goes further.
  */
 
+import { exceedsUtf8 } from '../shared/byte-length';
 import {
   MAX_BATCH,
   MAX_EVENT_BYTES,
@@ -49,7 +50,7 @@ function originMatches(eventOrigin: string, location: PageLike['location']): boo
   return opaque && (eventOrigin === 'null' || eventOrigin === 'file://');
 }
 
-/** The event as plain JSON, or `undefined` when it is not JSON or is larger than {@link MAX_EVENT_BYTES}. */
+/** The event as plain JSON, or `undefined` when it is not JSON or its JSON is more than {@link MAX_EVENT_BYTES} of UTF-8. */
 export function toPlainEvent(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   let json: string | undefined;
@@ -59,7 +60,7 @@ export function toPlainEvent(value: unknown): unknown {
   } catch {
     return undefined;
   }
-  if (json === undefined || json.length > MAX_EVENT_BYTES) return undefined;
+  if (json === undefined || exceedsUtf8(json, MAX_EVENT_BYTES)) return undefined;
   return JSON.parse(json);
 }
 
@@ -67,7 +68,7 @@ export function toPlainEvent(value: unknown): unknown {
  * Checks a page message: it must come from this very window (`event.source === window`: not
  * another frame or a popup), from this origin, carry Retryline's namespace and protocol version,
  * and be a known kind. An `events` message must hold an array of at most {@link MAX_BATCH};
- * events larger than {@link MAX_EVENT_BYTES} as JSON are dropped one by one.
+ * events whose JSON is more than {@link MAX_EVENT_BYTES} bytes of UTF-8 are dropped one by one.
  */
 export function acceptPageMessage(event: MessageEventLike, page: PageLike): Accepted | undefined {
   if (event.source !== page.window || !originMatches(event.origin, page.location)) return undefined;

@@ -7,13 +7,13 @@
  *   panel  <--runtime.connect({ name: PANEL_PORT }): PanelRequest / WorkerUpdate-->  service worker
  */
 
-import type { Recording, RecordingEntry } from '@retryline/core';
+import type { Recording, RecordingEntry, RetrylineEvent } from '@retryline/core';
 
 /** Marks Retryline's page messages among everything else a page posts. */
 export const NAMESPACE = 'retryline-devtools';
 /** Bumped on any incompatible change; messages of another version are dropped. */
 export const PROTOCOL_VERSION = 1;
-/** The largest event accepted, measured as its JSON in UTF-16 code units (a cheap upper bound of bytes / 2). */
+/** The largest event accepted: the bytes of its JSON as UTF-8 (what Chrome's messaging and storage count). */
 export const MAX_EVENT_BYTES = 16 * 1024;
 /** The most events one page message may carry. */
 export const MAX_BATCH = 200;
@@ -21,6 +21,21 @@ export const MAX_BATCH = 200;
 export const PANEL_PORT = 'retryline-panel';
 /** How many requests the worker keeps per tab (oldest dropped first). */
 export const RING_REQUESTS = 2000;
+/**
+ * The most bytes (UTF-8 JSON of its entries) the worker keeps per tab, oldest requests dropped
+ * first. Every tab shares `storage.session`'s 10 MiB, so no tab may take it all: two full tabs fit,
+ * and a tab whose write finds the quota full drops its own oldest rows, never another tab's. It
+ * holds a full ring of ordinary requests (about 2 KB each with their headers), and keeps a
+ * snapshot far below the 64 MiB a runtime message may carry.
+ */
+export const MAX_TAB_BYTES = 4 * 1024 * 1024;
+/**
+ * The most events the worker keeps of one request; later ones are dropped (its `request-end` is
+ * still kept, so the row ends). A retry loop of 100 attempts is about 300 events.
+ */
+export const MAX_REQUEST_EVENTS = 500;
+/** The most bytes (UTF-8 JSON) the worker keeps of one request, as {@link MAX_REQUEST_EVENTS} does. */
+export const MAX_REQUEST_BYTES = 256 * 1024;
 
 /** What the MAIN-world hook posts to its own window. */
 export interface PageMessage {
@@ -63,8 +78,33 @@ export interface RelayMessage {
   readonly events: readonly unknown[];
 }
 
-/** One line of a tab's timeline: an event, or a navigation of the tab's top frame. */
-export type TimelineEntry = RecordingEntry;
+/**
+ * Set by the worker on the entries of a request whose events it stopped keeping
+ * ({@link MAX_REQUEST_EVENTS}, {@link MAX_REQUEST_BYTES}): on the event that reached the limit
+ * (`dropped: 0`, later events will not be kept) and on the request's `request-end` kept after it
+ * (`dropped`: how many of its events were not kept).
+ */
+export interface Truncation {
+  readonly dropped: number;
+}
+
+/** An event of a tab's timeline, with the origin of the page that sent it. */
+export interface EventEntry {
+  readonly type: 'event';
+  readonly event: RetrylineEvent;
+  readonly origin: string;
+  /** Present when the worker dropped events of this request (see {@link Truncation}). */
+  readonly truncated?: Truncation;
+}
+
+/** A navigation of the tab's top frame (its URL redacted as request URLs are). */
+export type NavigationEntry = Extract<RecordingEntry, { readonly type: 'navigation' }>;
+
+/**
+ * One line of a tab's timeline: an event, or a navigation of the tab's top frame. A Recording's
+ * entry, with the worker's {@link Truncation} mark where it dropped events.
+ */
+export type TimelineEntry = EventEntry | NavigationEntry;
 
 /** The panel's settings for a tab, kept by the worker. */
 export interface TabSettings {

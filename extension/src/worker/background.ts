@@ -10,22 +10,40 @@ import browser, { type Runtime } from 'webextension-polyfill';
 import { PANEL_PORT, type WorkerUpdate } from '../shared/protocol';
 import { sanitizeEvents } from '../shared/schema';
 import { isRelayMessage, originOf, parsePanelRequest } from './messages';
-import { chunkKeysOf, indexKey, planWrite, restoreTabLog } from './persistence';
-import { appendEvents, clearLog, createTabLog, navigate, type TabLog, updateSettings } from './store';
-
-/** How long changes gather before one write: a request is stored at most this long after it happened. */
-const WRITE_DELAY_MS = 100;
+import { chunkKeysOf, indexKey, restoreTabLog } from './persistence';
+import { createSessionWriter } from './session-writer';
+import {
+  appendEvents,
+  clearLog,
+  createTabLog,
+  navigate,
+  resetByteLimit,
+  type TabLog,
+  updateSettings,
+} from './store';
 
 const logs = new Map<number, TabLog>();
 const loading = new Map<number, Promise<TabLog | undefined>>();
 const panels = new Map<number, Set<Runtime.Port>>();
-const dirty = new Set<number>();
 /** Tabs closed while this worker lives: a restore still in flight must not bring one back. Chrome never reuses a tab id. */
 const closed = new Set<number>();
-let writeTimer: ReturnType<typeof setTimeout> | undefined;
 
 function warn(what: string, error: unknown): void {
   console.warn(`[Retryline] ${what}:`, error);
+}
+
+const writer = createSessionWriter({
+  area: browser.storage.session,
+  logOf: (tabId) => logs.get(tabId),
+  onError: warn,
+});
+
+/**
+ * Marks a tab's log for writing: within the writer's delay (a throttle, not a debounce, so a
+ * steady stream of events is still written), or at once for settings.
+ */
+function persist(tabId: number, now = false): void {
+  writer.persist(tabId, now);
 }
 
 async function load(tabId: number): Promise<TabLog | undefined> {
@@ -85,38 +103,6 @@ function withTab(tabId: number, create: boolean, use: (log: TabLog) => void): vo
   });
 }
 
-let warnedOnWrite = false;
-
-function write(): void {
-  clearTimeout(writeTimer);
-  writeTimer = undefined;
-  for (const tabId of dirty) {
-    const log = logs.get(tabId);
-    const plan = log && planWrite(tabId, log);
-    if (!plan) continue;
-    // Both calls are made now, in this order: storage applies calls in the order they are made.
-    const done = [browser.storage.session.set(plan.set)];
-    if (plan.remove.length > 0) done.push(browser.storage.session.remove(plan.remove));
-    Promise.all(done).catch((error: unknown) => {
-      // Most likely the session quota (10 MB in Chrome). The rows stay in memory and the index
-      // written next lists only what it can; a restart would lose the chunks that failed.
-      if (!warnedOnWrite) warn('could not save the timeline', error);
-      warnedOnWrite = true;
-    });
-  }
-  dirty.clear();
-}
-
-/**
- * Marks a tab's log for writing: within {@link WRITE_DELAY_MS} (a throttle, not a debounce, so a
- * steady stream of events is still written), or at once for settings.
- */
-function persist(tabId: number, now = false): void {
-  dirty.add(tabId);
-  if (now) write();
-  else writeTimer ??= setTimeout(write, WRITE_DELAY_MS);
-}
-
 function broadcast(tabId: number, update: WorkerUpdate): void {
   const ports = panels.get(tabId);
   if (!ports) return;
@@ -166,12 +152,9 @@ browser.tabs.onRemoved.addListener((tabId) => {
   closed.add(tabId);
   logs.delete(tabId);
   loading.delete(tabId);
-  dirty.delete(tabId);
-  const key = indexKey(tabId);
-  browser.storage.session
-    .get(key)
-    .then((stored) => browser.storage.session.remove([key, ...(chunkKeysOf(tabId, stored[key]) ?? [])]))
-    .catch((error: unknown) => warn('could not forget a closed tab', error));
+  void writer.forget(tabId);
+  // Its room in storage.session is free: tabs that gave up rows for lack of it may grow again.
+  for (const log of logs.values()) resetByteLimit(log);
 });
 
 /** A page of this extension: the devtools panel (any other sender, a content script included, is refused). */
@@ -208,11 +191,17 @@ browser.runtime.onConnect.addListener((port) => {
         panels.get(tabId)?.add(port);
         withTab(tabId, true, (log) => {
           if (subscribed !== tabId) return;
-          try {
-            port.postMessage({ kind: 'snapshot', tabId, entries: log.entries, settings: log.settings });
-          } catch {
-            unsubscribe();
+          // The ring is bounded (MAX_TAB_BYTES), far below a message's 64 MiB; should a snapshot
+          // still not go, an empty one does, so the panel is connected instead of waiting forever.
+          for (const entries of [log.entries, []]) {
+            try {
+              port.postMessage({ kind: 'snapshot', tabId, entries, settings: log.settings });
+              return;
+            } catch (error) {
+              warn(`could not send tab ${tabId}'s snapshot`, error);
+            }
           }
+          unsubscribe();
         });
         break;
       case 'clear':

@@ -1,6 +1,7 @@
 import type { RetrylineEvent } from '@retryline/core';
 import { describe, expect, it } from 'vitest';
-import { chunkKey, chunkKeysOf, indexKey, planWrite, restoreTabLog } from './persistence';
+import { ordinaryRequest } from '../model/fixtures';
+import { chunkKey, chunkKeysOf, indexKey, planWrite, restoreTabLog, writeFailed } from './persistence';
 import {
   appendEvents,
   CHUNK_ENTRIES,
@@ -52,11 +53,12 @@ describe('storing a tab log', () => {
     expect(restored?.settings).toEqual({ preserveLog: true, record: false });
     expect(restored?.entries).toEqual(log.entries);
     expect(restored?.seqs).toEqual(log.seqs);
-    expect(restored?.requests).toEqual(new Set(['a', 'b']));
+    expect([...(restored?.requests.keys() ?? [])]).toEqual(['a', 'b']);
+    expect(restored?.bytes).toBe(log.bytes);
     if (!restored) return;
     updateSettings(restored, { record: true });
     appendEvents(restored, [start('c'), start('d')], ORIGIN);
-    expect([...restored.requests]).toEqual(['b', 'c', 'd']);
+    expect([...restored.requests.keys()]).toEqual(['b', 'c', 'd']);
     expect(restored.seqs).toEqual([0, 2, 3, 4]);
   });
 
@@ -131,7 +133,7 @@ describe('storing a tab log', () => {
     expect(restored?.seqs).toEqual([0, 5]);
     for (const bad of [
       undefined,
-      { ...index, v: 2 },
+      { ...index, v: 3 },
       { ...index, settings: { preserveLog: 'yes', record: true } },
       { ...index, nextSeq: -1 },
       { ...index, chunks: ['0'] },
@@ -151,5 +153,70 @@ describe('storing a tab log', () => {
       },
     });
     expect(restored?.seqs).toEqual([1, 2]);
+  });
+});
+
+describe('a write that fails', () => {
+  it('keeps its chunks and settings marked until a later write carries them', () => {
+    const storage = fakeStorage();
+    const log = createTabLog();
+    appendEvents(log, [start('a')], ORIGIN);
+    updateSettings(log, { preserveLog: true });
+    const failed = planWrite(TAB, log);
+    if (!failed) throw new Error('a plan');
+    // The write was refused (the quota, a storage error): nothing of it was stored.
+    writeFailed(log, failed);
+    appendEvents(log, [start('b')], ORIGIN);
+    const retried = storage.apply(TAB, log);
+    expect(Object.keys(retried?.set ?? {}).sort()).toEqual([indexKey(TAB), chunkKey(TAB, 0)].sort());
+    const restored = storage.restore(TAB);
+    expect(restored?.entries).toEqual(log.entries);
+    expect(restored?.settings).toEqual({ preserveLog: true, record: true });
+  });
+});
+
+describe('the stored form', () => {
+  it('stores each chunk as one JSON string, which Chrome counts at its length', () => {
+    const storage = fakeStorage();
+    const log = createTabLog();
+    for (let n = 0; n < 10; n += 1) appendEvents(log, ordinaryRequest(n), ORIGIN);
+    storage.apply(TAB, log);
+    const chunk = storage.items.get(chunkKey(TAB, 0));
+    expect(typeof chunk).toBe('string');
+    expect(JSON.parse(chunk as string).entries).toEqual(log.entries);
+  });
+
+  it('still reads chunks stored as objects by the first version', () => {
+    const index = { v: 1, settings: { preserveLog: false, record: true }, nextSeq: 2, chunks: [0] };
+    const entries = [start('a'), start('b')].map((event) => ({ type: 'event', event, origin: ORIGIN }));
+    const restored = restoreTabLog(TAB, index, { [chunkKey(TAB, 0)]: { seqs: [0, 1], entries } });
+    expect(restored?.entries).toEqual(entries);
+  });
+
+  it('keeps the marks of a request the worker cut, and its tally, across a restart', () => {
+    const storage = fakeStorage();
+    const log = createTabLog();
+    const flood = Array.from(
+      { length: 600 },
+      (_, i): RetrylineEvent => ({
+        v: 1,
+        type: 'attempt-start',
+        requestId: 'flood',
+        t: i,
+        attempt: i + 1,
+      }),
+    );
+    appendEvents(log, [start('flood'), ...flood.slice(0, 200)], ORIGIN);
+    appendEvents(log, flood.slice(200, 400), ORIGIN);
+    appendEvents(log, flood.slice(400), ORIGIN);
+    storage.apply(TAB, log);
+    const restored = storage.restore(TAB);
+    expect(restored?.entries).toEqual(log.entries);
+    // The count of events dropped so far is the worker's own; what is stored is the mark.
+    expect(restored?.requests.get('flood')).toEqual({ ...log.requests.get('flood'), dropped: 0 });
+    expect(restored?.entries.filter((e) => e.type === 'event' && e.truncated)).toHaveLength(1);
+    // Restored full: a further event is dropped there too.
+    if (!restored) return;
+    expect(appendEvents(restored, flood.slice(0, 1), ORIGIN)).toEqual([]);
   });
 });

@@ -4,22 +4,39 @@
  * a write carries only the chunks that changed: appending to a full 2,000-request ring rewrites
  * the newest chunk and the one eviction touched, not megabytes of JSON ten times a second.
  *
- *   tab:<id>          { v: 1, settings, nextSeq, chunks: [3, 4, 5] }
- *   tab:<id>/<chunk>  { seqs: [...], entries: [...] }
+ *   tab:<id>          { v: 2, settings, nextSeq, chunks: [3, 4, 5] }
+ *   tab:<id>/<chunk>  '{"seqs":[...],"entries":[...]}'
  *
- * The index and the chunks it lists are written in one `set` (atomic), so a restore never sees
- * an index pointing at a chunk of another time; a chunk the index does not list is ignored.
+ * A chunk is stored as one JSON string: Chrome counts a stored object at about 3.5 times its
+ * JSON size against the 10 MiB quota (every map and list node), and a string at its length, so a
+ * full ring fits only as text. (Version 1 stored chunks as objects; they are still read.)
+ *
+ * The index and the chunks it lists are written in one `set` (atomic: a write over the quota
+ * stores nothing), so a restore never sees an index pointing at a chunk of another time; a chunk
+ * the index does not list is ignored, one it lists but is missing is skipped.
+ *
+ * A write's changes stay marked until the write is known to have succeeded: `planWrite` takes
+ * them and `writeFailed` gives them back, so a failed write is retried instead of lost.
  */
 
-import { RING_REQUESTS, type TabSettings, type TimelineEntry } from '../shared/protocol';
+import {
+  MAX_TAB_BYTES,
+  RING_REQUESTS,
+  type TabSettings,
+  type TimelineEntry,
+  type Truncation,
+} from '../shared/protocol';
 import { validateEvent } from '../shared/schema';
-import { CHUNK_ENTRIES, chunkOf, createTabLog, type TabLog } from './store';
+import { CHUNK_ENTRIES, chunkOf, createTabLog, evict, keepEntry, type TabLog } from './store';
 
 export const indexKey = (tabId: number): string => `tab:${tabId}`;
 export const chunkKey = (tabId: number, chunk: number): string => `tab:${tabId}/${chunk}`;
 
+/** The stored format written. */
+const STORE_VERSION = 2;
+
 export interface StoredIndex {
-  readonly v: 1;
+  readonly v: typeof STORE_VERSION;
   readonly settings: TabSettings;
   readonly nextSeq: number;
   readonly chunks: readonly number[];
@@ -30,10 +47,18 @@ export interface StoredChunk {
   readonly entries: readonly TimelineEntry[];
 }
 
-/** One write: keys to set (in one call) and keys to remove (in a call made right after). */
+/**
+ * One write: keys to remove, then keys to set (in one call, after the removal: the removed
+ * chunks' room is free for the set). What it carries is no longer marked changed in the log until
+ * {@link writeFailed} gives it back.
+ */
 export interface WritePlan {
-  readonly set: Record<string, StoredIndex | StoredChunk>;
+  readonly set: Record<string, StoredIndex | string>;
   readonly remove: string[];
+  /** The chunks it writes or removes. */
+  readonly chunks: readonly number[];
+  /** Whether it carries changed settings. */
+  readonly settings: boolean;
 }
 
 /** The first index whose sequence number is at least `seq` (`seqs` is ascending). */
@@ -58,25 +83,44 @@ function chunksOf(log: TabLog): number[] {
 }
 
 /**
- * What to write for a tab since the last plan (`undefined`: nothing changed), and forgets the
- * changes. Call `set` and `remove` in this order without awaiting in between: storage applies
- * calls in the order they are made, and a later plan may set a chunk this one removes.
+ * What to write for a tab since the last plan (`undefined`: nothing changed). The changes it
+ * carries are taken from the log; give them back with {@link writeFailed} if the write fails.
+ * Make one plan's calls (remove, then set) before the next plan's: storage applies calls in the
+ * order they are made, and a later plan may set a chunk this one removes.
  */
 export function planWrite(tabId: number, log: TabLog): WritePlan | undefined {
   if (log.changedChunks.size === 0 && !log.settingsChanged) return undefined;
   const set: WritePlan['set'] = {};
   const remove: string[] = [];
-  for (const chunk of [...log.changedChunks].sort((a, b) => a - b)) {
+  const chunks = [...log.changedChunks].sort((a, b) => a - b);
+  for (const chunk of chunks) {
     const from = lowerBound(log.seqs, chunk * CHUNK_ENTRIES);
     const to = lowerBound(log.seqs, (chunk + 1) * CHUNK_ENTRIES);
     if (from === to) remove.push(chunkKey(tabId, chunk));
-    else
-      set[chunkKey(tabId, chunk)] = { seqs: log.seqs.slice(from, to), entries: log.entries.slice(from, to) };
+    else {
+      const stored: StoredChunk = { seqs: log.seqs.slice(from, to), entries: log.entries.slice(from, to) };
+      set[chunkKey(tabId, chunk)] = JSON.stringify(stored);
+    }
   }
-  set[indexKey(tabId)] = { v: 1, settings: log.settings, nextSeq: log.nextSeq, chunks: chunksOf(log) };
+  set[indexKey(tabId)] = {
+    v: STORE_VERSION,
+    settings: log.settings,
+    nextSeq: log.nextSeq,
+    chunks: chunksOf(log),
+  };
+  const settings = log.settingsChanged;
   log.changedChunks.clear();
   log.settingsChanged = false;
-  return { set, remove };
+  return { set, remove, chunks, settings };
+}
+
+/**
+ * The write of `plan` failed: its changes are marked again, so the next plan writes them (with
+ * whatever changed since). A `set` is atomic, so nothing of a failed one was stored.
+ */
+export function writeFailed(log: TabLog, plan: WritePlan): void {
+  for (const chunk of plan.chunks) log.changedChunks.add(chunk);
+  if (plan.settings) log.settingsChanged = true;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -102,11 +146,11 @@ export function parseSettings(value: unknown, partial: boolean): Partial<TabSett
 }
 
 function parseIndex(value: unknown): StoredIndex | undefined {
-  if (!isRecord(value) || value.v !== 1 || !isCount(value.nextSeq) || !Array.isArray(value.chunks))
-    return undefined;
+  if (!isRecord(value) || (value.v !== 1 && value.v !== STORE_VERSION)) return undefined;
+  if (!isCount(value.nextSeq) || !Array.isArray(value.chunks)) return undefined;
   const settings = parseSettings(value.settings, false);
   if (!settings || !value.chunks.every(isCount)) return undefined;
-  return { v: 1, settings, nextSeq: value.nextSeq, chunks: value.chunks };
+  return { v: STORE_VERSION, settings, nextSeq: value.nextSeq, chunks: value.chunks };
 }
 
 /** The chunk keys a stored index lists (what to read after the index), or `undefined` for no index. */
@@ -114,18 +158,39 @@ export function chunkKeysOf(tabId: number, index: unknown): string[] | undefined
   return parseIndex(index)?.chunks.map((chunk) => chunkKey(tabId, chunk));
 }
 
+/** A {@link Truncation} mark as stored, or `undefined`. */
+export function parseTruncation(value: unknown): Truncation | undefined {
+  return isRecord(value) && isCount(value.dropped) ? { dropped: value.dropped } : undefined;
+}
+
 function parseEntry(value: unknown): TimelineEntry | undefined {
   if (!isRecord(value)) return undefined;
   if (value.type === 'event') {
     const event = validateEvent(value.event);
-    return event && typeof value.origin === 'string'
-      ? { type: 'event', event, origin: value.origin }
-      : undefined;
+    if (!event || typeof value.origin !== 'string') return undefined;
+    const truncated = parseTruncation(value.truncated);
+    return truncated
+      ? { type: 'event', event, origin: value.origin, truncated }
+      : { type: 'event', event, origin: value.origin };
   }
   if (value.type === 'navigation' && typeof value.url === 'string' && Number.isFinite(value.t)) {
     return { type: 'navigation', url: value.url, t: value.t as number };
   }
   return undefined;
+}
+
+/** A stored chunk: a JSON string (version 2) or the object itself (version 1). */
+function readChunk(value: unknown): { seqs: unknown[]; entries: unknown[] } | undefined {
+  let chunk = value;
+  if (typeof value === 'string') {
+    try {
+      chunk = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!isRecord(chunk) || !Array.isArray(chunk.seqs) || !Array.isArray(chunk.entries)) return undefined;
+  return chunk as { seqs: unknown[]; entries: unknown[] };
 }
 
 /**
@@ -138,25 +203,26 @@ export function restoreTabLog(
   index: unknown,
   stored: Readonly<Record<string, unknown>>,
   limit = RING_REQUESTS,
+  maxBytes = MAX_TAB_BYTES,
 ): TabLog | undefined {
   const parsed = parseIndex(index);
   if (!parsed) return undefined;
-  const log = createTabLog(parsed.settings, limit);
+  const log = createTabLog(parsed.settings, limit, maxBytes);
   let last = -1;
   for (const chunk of parsed.chunks) {
-    const value = stored[chunkKey(tabId, chunk)];
-    if (!isRecord(value) || !Array.isArray(value.seqs) || !Array.isArray(value.entries)) continue;
-    const { seqs, entries } = value as { seqs: unknown[]; entries: unknown[] };
+    const value = readChunk(stored[chunkKey(tabId, chunk)]);
+    if (!value) continue;
+    const { seqs, entries } = value;
     for (let i = 0; i < seqs.length; i += 1) {
       const seq = seqs[i];
       const entry = parseEntry(entries[i]);
       if (!entry || !isCount(seq) || seq <= last || chunkOf(seq) !== chunk || seq >= parsed.nextSeq) continue;
       last = seq;
-      log.entries.push(entry);
-      log.seqs.push(seq);
-      if (entry.type === 'event') log.requests.add(entry.event.requestId);
+      keepEntry(log, entry, seq);
     }
   }
   log.nextSeq = parsed.nextSeq;
+  // What an older worker stored may exceed this one's bounds.
+  evict(log);
   return log;
 }

@@ -1,7 +1,23 @@
 import type { RetrylineEvent } from '@retryline/core';
 import { describe, expect, it } from 'vitest';
-import { RING_REQUESTS } from '../shared/protocol';
-import { appendEvents, clearLog, createTabLog, navigate, updateSettings } from './store';
+import { ordinaryRequest } from '../model/fixtures';
+import {
+  MAX_REQUEST_BYTES,
+  MAX_REQUEST_EVENTS,
+  MAX_TAB_BYTES,
+  RING_REQUESTS,
+  type TimelineEntry,
+} from '../shared/protocol';
+import {
+  appendEvents,
+  clearLog,
+  createTabLog,
+  entrySize,
+  makeRoom,
+  navigate,
+  resetByteLimit,
+  updateSettings,
+} from './store';
 
 const ORIGIN = 'https://shop.example';
 
@@ -50,7 +66,7 @@ describe('a tab log', () => {
     appendEvents(log, [end('a'), end('b')], ORIGIN);
     appendEvents(log, [start('c')], ORIGIN);
     expect(ids(log)).toEqual(['b:request-start', 'b:request-end', 'c:request-start']);
-    expect([...log.requests]).toEqual(['b', 'c']);
+    expect([...log.requests.keys()]).toEqual(['b', 'c']);
   });
 
   it(`keeps ${RING_REQUESTS} requests by default`, () => {
@@ -79,7 +95,7 @@ describe('a tab log', () => {
     });
     expect(ids(log)).toEqual(['nav:https://shop.example/next']);
     appendEvents(log, [start('b')], ORIGIN);
-    expect(log.requests).toEqual(new Set(['b']));
+    expect([...log.requests.keys()]).toEqual(['b']);
   });
 
   it('keeps its rows across navigations with Preserve log on', () => {
@@ -93,6 +109,17 @@ describe('a tab log', () => {
     const log = createTabLog();
     navigate(log, 'https://user:pw@shop.example/', 1);
     expect(ids(log)).toEqual(['nav:https://shop.example/']);
+  });
+
+  it('masks query values of navigation URLs, as core masks request URLs', () => {
+    const log = createTabLog({ preserveLog: true, record: true });
+    navigate(log, 'https://shop.example/callback?code=s3cret&state=xyz&flag#access_token=t0ken', 1);
+    navigate(log, 'https://u:p@shop.example/reset?token=abc', 2);
+    expect(ids(log)).toEqual([
+      'nav:https://shop.example/callback?code=***&state=***&flag',
+      'nav:https://shop.example/reset?token=***',
+    ]);
+    expect(JSON.stringify(log.entries)).not.toMatch(/s3cret|xyz|t0ken|abc/);
   });
 
   it('clears on request', () => {
@@ -134,5 +161,102 @@ describe('sequence numbers', () => {
     // Evicting request a changed its chunk too.
     expect(log.seqs).toEqual([2]);
     expect([...log.changedChunks]).toEqual([0]);
+  });
+});
+
+function attemptStart(requestId: string, attempt: number): RetrylineEvent {
+  return { v: 1, type: 'attempt-start', requestId, t: 1 + attempt, attempt };
+}
+
+const totalBytes = (entries: readonly TimelineEntry[]) =>
+  entries.reduce((sum, entry) => sum + entrySize(entry), 0);
+
+describe('what one page can make the worker keep', () => {
+  it(`keeps at most ${MAX_REQUEST_EVENTS} events of one request, marks where it stopped, and still ends it`, () => {
+    const log = createTabLog();
+    appendEvents(log, [start('other'), end('other')], ORIGIN);
+    appendEvents(log, [start('flood')], ORIGIN);
+    // 100,000 attempt-starts of one request id, in batches as the relay sends them.
+    for (let batch = 0; batch < 500; batch += 1) {
+      const events = Array.from({ length: 200 }, (_, i) => attemptStart('flood', batch * 200 + i + 1));
+      appendEvents(log, events, ORIGIN);
+    }
+    const flood = () => log.entries.filter((e) => e.type === 'event' && e.event.requestId === 'flood');
+    expect(flood()).toHaveLength(MAX_REQUEST_EVENTS);
+    // The event that reached the limit says so: the row can tell that later ones are not kept.
+    expect(flood()[MAX_REQUEST_EVENTS - 1]).toMatchObject({ truncated: { dropped: 0 } });
+    expect(flood().filter((e) => e.type === 'event' && e.truncated)).toHaveLength(1);
+
+    // Its request-end is kept past the limit, with how many events were dropped; a second is not.
+    const added = appendEvents(log, [end('flood'), end('flood')], ORIGIN);
+    const dropped = 100_000 + 1 - MAX_REQUEST_EVENTS;
+    expect(added).toEqual([{ type: 'event', event: end('flood'), origin: ORIGIN, truncated: { dropped } }]);
+    expect(flood()).toHaveLength(MAX_REQUEST_EVENTS + 1);
+    // The other request is untouched, and the totals are the entries'.
+    expect(ids(log).slice(0, 2)).toEqual(['other:request-start', 'other:request-end']);
+    expect(log.bytes).toBe(totalBytes(log.entries));
+    expect(log.bytes).toBeLessThan(MAX_REQUEST_BYTES + 2 * 16 * 1024);
+  });
+
+  it(`keeps at most ${MAX_REQUEST_BYTES / 1024} KB of one request`, () => {
+    const log = createTabLog();
+    const big = (attempt: number): RetrylineEvent => ({
+      v: 1,
+      type: 'attempt-start',
+      requestId: 'big',
+      t: attempt,
+      attempt,
+      headers: { 'x-padding': 'p'.repeat(2000) },
+    });
+    const sent = Array.from({ length: 400 }, (_, i) => big(i + 1));
+    const added = appendEvents(log, sent, ORIGIN);
+    expect(added.length).toBeLessThan(sent.length);
+    expect(log.bytes).toBeGreaterThanOrEqual(MAX_REQUEST_BYTES);
+    expect(log.bytes).toBeLessThan(MAX_REQUEST_BYTES + entrySize(added[0] as TimelineEntry) + 100);
+    expect(added.at(-1)).toMatchObject({ truncated: { dropped: 0 } });
+  });
+
+  it('keeps at most its byte limit per tab, dropping the oldest requests, never the newest', () => {
+    const limit = 64 * 1024;
+    const log = createTabLog(undefined, RING_REQUESTS, limit);
+    for (let n = 0; n < 200; n += 1) appendEvents(log, ordinaryRequest(n), ORIGIN);
+    expect(log.bytes).toBeLessThanOrEqual(limit);
+    expect(log.bytes).toBe(totalBytes(log.entries));
+    const kept = [...log.requests.keys()];
+    // The newest requests, whole: every kept request still has its four events.
+    expect(kept.at(-1)).toBe(ordinaryRequest(199)[0]?.requestId);
+    expect(kept.length).toBeGreaterThan(30);
+    expect(log.entries).toHaveLength(kept.length * 4);
+    // One request larger than the whole limit is still kept: the newest request always is.
+    const tiny = createTabLog(undefined, RING_REQUESTS, 100);
+    appendEvents(tiny, ordinaryRequest(1), ORIGIN);
+    expect(tiny.requests.size).toBe(1);
+  });
+
+  it(`holds a full ring of ${RING_REQUESTS} ordinary requests within its ${MAX_TAB_BYTES / 1024 / 1024} MiB`, () => {
+    const log = createTabLog();
+    for (let n = 0; n < RING_REQUESTS; n += 1) appendEvents(log, ordinaryRequest(n), ORIGIN);
+    expect(log.requests.size).toBe(RING_REQUESTS);
+    expect(log.bytes).toBeLessThan(MAX_TAB_BYTES);
+  });
+
+  it('drops navigations for bytes too, oldest first', () => {
+    const log = createTabLog({ preserveLog: true, record: true }, RING_REQUESTS, 8 * 1024);
+    for (let n = 0; n < 50; n += 1) navigate(log, `https://shop.example/${'p'.repeat(1000)}/${n}`, n);
+    expect(log.bytes).toBeLessThanOrEqual(8 * 1024);
+    expect(log.navigations).toBe(log.entries.length);
+    expect(ids(log).at(-1)).toMatch(/\/49$/);
+  });
+
+  it('makes room by dropping its own oldest requests, and grows back when told there is room', () => {
+    const log = createTabLog();
+    for (let n = 0; n < 100; n += 1) appendEvents(log, ordinaryRequest(n), ORIGIN);
+    const before = log.bytes;
+    expect(makeRoom(log)).toBe(true);
+    expect(log.bytes).toBeLessThanOrEqual(before * 0.75);
+    expect([...log.requests.keys()].at(-1)).toBe(ordinaryRequest(99)[0]?.requestId);
+    resetByteLimit(log);
+    for (let n = 100; n < 200; n += 1) appendEvents(log, ordinaryRequest(n), ORIGIN);
+    expect(log.requests.size).toBeGreaterThan(100);
   });
 });

@@ -4,18 +4,45 @@
  * frame, and the panel's settings. Pure data and functions: the worker adds the browser, the
  * tests add nothing.
  *
+ * The ring is bounded three ways, since a page controls what it sends: at most `limit` requests,
+ * at most `byteLimit` bytes of JSON (what `storage.session` and a snapshot message carry), and per
+ * request at most {@link MAX_REQUEST_EVENTS} events and {@link MAX_REQUEST_BYTES} bytes: one
+ * request id with 100,000 events is still one bounded row.
+ *
  * Every entry has a sequence number, its place in the tab's history, so that `persistence.ts` can
  * store the ring in fixed chunks and rewrite only the chunks that changed.
  */
 
-import type { RetrylineEvent } from '@retryline/core';
-import { RING_REQUESTS, type TabSettings, type TimelineEntry } from '../shared/protocol';
-import { MAX_STRING_LENGTH, stripUserinfo } from '../shared/schema';
+import { type RetrylineEvent, redactUrl } from '@retryline/core';
+import { utf8Length } from '../shared/byte-length';
+import {
+  type EventEntry,
+  MAX_REQUEST_BYTES,
+  MAX_REQUEST_EVENTS,
+  MAX_TAB_BYTES,
+  RING_REQUESTS,
+  type TabSettings,
+  type TimelineEntry,
+} from '../shared/protocol';
+import { MAX_STRING_LENGTH } from '../shared/schema';
 
 export const DEFAULT_SETTINGS: TabSettings = Object.freeze({ preserveLog: false, record: true });
 
 /** How many sequence numbers one storage chunk holds. */
 export const CHUNK_ENTRIES = 256;
+
+/** What the log knows of one request it keeps. */
+export interface RequestTally {
+  /** Entries kept, and their bytes. */
+  events: number;
+  bytes: number;
+  /** Events not kept since it reached its limit. */
+  dropped: number;
+  /** It reached {@link MAX_REQUEST_EVENTS} or {@link MAX_REQUEST_BYTES}: only its request-end is still kept. */
+  full: boolean;
+  /** Its request-end is kept. */
+  ended: boolean;
+}
 
 /** A tab's timeline. Mutable, owned by the worker; `entries` is what a snapshot sends. */
 export interface TabLog {
@@ -23,26 +50,45 @@ export interface TabLog {
   entries: TimelineEntry[];
   /** `seqs[i]` is the sequence number of `entries[i]` (ascending). */
   seqs: number[];
+  /** `sizes[i]` is the UTF-8 length of `entries[i]` as JSON. */
+  sizes: number[];
+  /** The sum of `sizes`. */
+  bytes: number;
+  /** How many of `entries` are navigations. */
+  navigations: number;
   /** The sequence number of the next entry. */
   nextSeq: number;
-  /** The most requests kept. */
+  /** The most requests kept (and the most navigations). */
   readonly limit: number;
-  /** Request ids in the order they were first seen: the eviction order. */
-  requests: Set<string>;
+  /** The most bytes kept when there is room: {@link MAX_TAB_BYTES} by default. */
+  readonly maxBytes: number;
+  /** The most bytes kept now: `maxBytes`, less after `storage.session` was found full. */
+  byteLimit: number;
+  /** The requests kept, in the order they were first seen: the eviction order. */
+  requests: Map<string, RequestTally>;
   /** Chunks whose entries changed since the last write. */
   readonly changedChunks: Set<number>;
   /** The settings changed since the last write. */
   settingsChanged: boolean;
 }
 
-export function createTabLog(settings: TabSettings = DEFAULT_SETTINGS, limit = RING_REQUESTS): TabLog {
+export function createTabLog(
+  settings: TabSettings = DEFAULT_SETTINGS,
+  limit = RING_REQUESTS,
+  maxBytes = MAX_TAB_BYTES,
+): TabLog {
   return {
     settings,
     entries: [],
     seqs: [],
+    sizes: [],
+    bytes: 0,
+    navigations: 0,
     nextSeq: 0,
     limit,
-    requests: new Set(),
+    maxBytes,
+    byteLimit: maxBytes,
+    requests: new Map(),
     changedChunks: new Set(),
     settingsChanged: false,
   };
@@ -50,63 +96,135 @@ export function createTabLog(settings: TabSettings = DEFAULT_SETTINGS, limit = R
 
 export const chunkOf = (seq: number): number => Math.floor(seq / CHUNK_ENTRIES);
 
-function add(log: TabLog, entry: TimelineEntry): void {
-  const seq = log.nextSeq++;
+/** The UTF-8 length of an entry as JSON: what storing or sending it costs. */
+export const entrySize = (entry: TimelineEntry): number => utf8Length(JSON.stringify(entry));
+
+/**
+ * Counts an entry kept at `seq` (an append, or a restore from storage) in the log's totals and its
+ * request's tally. Does not mark its chunk changed.
+ */
+export function keepEntry(log: TabLog, entry: TimelineEntry, seq: number, size = entrySize(entry)): void {
   log.entries.push(entry);
   log.seqs.push(seq);
+  log.sizes.push(size);
+  log.bytes += size;
+  if (entry.type === 'navigation') {
+    log.navigations += 1;
+    return;
+  }
+  const tally = tallyOf(log, entry.event.requestId);
+  tally.events += 1;
+  tally.bytes += size;
+  if (entry.event.type === 'request-end') tally.ended = true;
+  if (entry.truncated) {
+    tally.full = true;
+    tally.dropped = Math.max(tally.dropped, entry.truncated.dropped);
+  }
+  if (tally.events >= MAX_REQUEST_EVENTS || tally.bytes >= MAX_REQUEST_BYTES) tally.full = true;
+}
+
+function tallyOf(log: TabLog, requestId: string): RequestTally {
+  let tally = log.requests.get(requestId);
+  if (!tally) {
+    tally = { events: 0, bytes: 0, dropped: 0, full: false, ended: false };
+    log.requests.set(requestId, tally);
+  }
+  return tally;
+}
+
+function add(log: TabLog, entry: TimelineEntry, size?: number): void {
+  const seq = log.nextSeq++;
+  keepEntry(log, entry, seq, size);
   log.changedChunks.add(chunkOf(seq));
-  if (entry.type === 'event') log.requests.add(entry.event.requestId);
+}
+
+/**
+ * The entry to keep for `event`, or `undefined` when its request is full. A request that reaches
+ * its limit says so on the event that reached it, and its request-end, still kept, says how many
+ * events were dropped in between: the panel shows both.
+ */
+function admit(log: TabLog, event: RetrylineEvent, origin: string): EventEntry | undefined {
+  const tally = log.requests.get(event.requestId);
+  if (tally?.full) {
+    if (event.type !== 'request-end' || tally.ended) {
+      tally.dropped += 1;
+      return undefined;
+    }
+    return tally.dropped > 0
+      ? { type: 'event', event, origin, truncated: { dropped: tally.dropped } }
+      : { type: 'event', event, origin };
+  }
+  return { type: 'event', event, origin };
 }
 
 /** Keeps the entries at `keep` (ascending indexes); the chunks of the others have changed. */
 function keepOnly(log: TabLog, keep: readonly number[]): void {
   let next = 0;
+  let bytes = 0;
+  let navigations = 0;
   for (let index = 0; index < log.entries.length; index += 1) {
-    if (keep[next] === index) next += 1;
-    else log.changedChunks.add(chunkOf(log.seqs[index] as number));
+    if (keep[next] === index) {
+      next += 1;
+      bytes += log.sizes[index] as number;
+      if (log.entries[index]?.type === 'navigation') navigations += 1;
+    } else log.changedChunks.add(chunkOf(log.seqs[index] as number));
   }
   log.entries = keep.map((index) => log.entries[index] as TimelineEntry);
   log.seqs = keep.map((index) => log.seqs[index] as number);
+  log.sizes = keep.map((index) => log.sizes[index] as number);
+  log.bytes = bytes;
+  log.navigations = navigations;
 }
 
 /**
- * Keeps at most `limit` requests (dropping every entry of the oldest ones) and at most `limit`
- * navigations. Of the navigations older than every kept request only the last stays: it tells
- * which page the oldest kept request came from.
+ * Keeps at most `limit` requests, `limit` navigations and `byteLimit` bytes, dropping the oldest
+ * first (every entry of a request goes with it). The newest request always stays. Of the
+ * navigations older than every kept request only the last stays: it tells which page the oldest
+ * kept request came from.
  */
-function evict(log: TabLog): void {
-  const excess = log.requests.size - log.limit;
-  let navigations = 0;
-  for (const entry of log.entries) if (entry.type === 'navigation') navigations += 1;
-  if (excess <= 0 && navigations <= log.limit) return;
+export function evict(log: TabLog): void {
+  let requests = log.requests.size;
+  let navigations = log.navigations;
+  let bytes = log.bytes;
+  if (requests <= log.limit && navigations <= log.limit && bytes <= log.byteLimit) return;
   const evicted = new Set<string>();
-  for (const id of log.requests) {
-    if (evicted.size >= excess) break;
+  const dropped = new Set<number>();
+  for (let index = 0; index < log.entries.length; index += 1) {
+    const overBytes = bytes > log.byteLimit;
+    if (!overBytes && requests <= log.limit && navigations <= log.limit) break;
+    const entry = log.entries[index] as TimelineEntry;
+    if (entry.type === 'navigation') {
+      if (overBytes || navigations > log.limit) {
+        dropped.add(index);
+        navigations -= 1;
+        bytes -= log.sizes[index] as number;
+      }
+      continue;
+    }
+    const id = entry.event.requestId;
+    if (evicted.has(id) || requests <= 1 || (!overBytes && requests <= log.limit)) continue;
     evicted.add(id);
+    requests -= 1;
+    bytes -= log.requests.get(id)?.bytes ?? 0;
   }
+  if (evicted.size === 0 && dropped.size === 0) return;
   for (const id of evicted) log.requests.delete(id);
   let keep: number[] = [];
   log.entries.forEach((entry, index) => {
-    if (entry.type === 'navigation' || !evicted.has(entry.event.requestId)) keep.push(index);
+    if (entry.type === 'navigation' ? !dropped.has(index) : !evicted.has(entry.event.requestId)) {
+      keep.push(index);
+    }
   });
   // Leading navigations (all of them when no event is left) collapse to the last one.
   const firstEvent = keep.findIndex((index) => log.entries[index]?.type === 'event');
   const lead = firstEvent === -1 ? keep.length : firstEvent;
   if (lead > 1) keep = keep.slice(lead - 1);
-  let extra = keep.filter((index) => log.entries[index]?.type === 'navigation').length - log.limit;
-  if (extra > 0) {
-    keep = keep.filter((index) => {
-      if (log.entries[index]?.type !== 'navigation' || extra <= 0) return true;
-      extra -= 1;
-      return false;
-    });
-  }
   keepOnly(log, keep);
 }
 
 /**
  * Appends validated events from a page of `origin`. Returns the entries added: none when the
- * tab's recording is off.
+ * tab's recording is off, and none for events of a request past its limit.
  */
 export function appendEvents(
   log: TabLog,
@@ -114,8 +232,24 @@ export function appendEvents(
   origin: string,
 ): TimelineEntry[] {
   if (!log.settings.record || events.length === 0) return [];
-  const added: TimelineEntry[] = events.map((event) => ({ type: 'event', event, origin }));
-  for (const entry of added) add(log, entry);
+  const added: TimelineEntry[] = [];
+  for (const event of events) {
+    let entry = admit(log, event, origin);
+    if (!entry) continue;
+    const tally = log.requests.get(event.requestId);
+    let size = entrySize(entry);
+    // This event fills its request: mark it, so the row says that later events are not kept.
+    if (
+      !tally?.full &&
+      event.type !== 'request-end' &&
+      ((tally?.events ?? 0) + 1 >= MAX_REQUEST_EVENTS || (tally?.bytes ?? 0) + size >= MAX_REQUEST_BYTES)
+    ) {
+      entry = { ...entry, truncated: { dropped: 0 } };
+      size = entrySize(entry);
+    }
+    add(log, entry, size);
+    added.push(entry);
+  }
   evict(log);
   return added;
 }
@@ -142,14 +276,34 @@ export function navigate(log: TabLog, url: string, t: number): NavigationResult 
   return { cleared, added: [entry] };
 }
 
+/**
+ * A navigation URL as request URLs are kept (DESIGN §9): the browser reports it whole, so the
+ * worker redacts it with core's rule (credentials removed, query values masked, fragment dropped).
+ */
 function capUrl(url: string): string {
-  const stripped = stripUserinfo(url);
-  return stripped.length > MAX_STRING_LENGTH ? `${stripped.slice(0, MAX_STRING_LENGTH - 1)}…` : stripped;
+  const redacted = redactUrl(url);
+  return redacted.length > MAX_STRING_LENGTH ? `${redacted.slice(0, MAX_STRING_LENGTH - 1)}…` : redacted;
 }
 
 export function clearLog(log: TabLog): void {
   keepOnly(log, []);
-  log.requests = new Set();
+  log.requests = new Map();
+}
+
+/**
+ * `storage.session` refused this tab's write for lack of room: drop its own oldest requests (a
+ * quarter of its bytes), never another tab's. Returns whether anything was dropped.
+ */
+export function makeRoom(log: TabLog): boolean {
+  const before = log.entries.length;
+  log.byteLimit = Math.floor(Math.min(log.byteLimit, log.bytes) * 0.75);
+  evict(log);
+  return log.entries.length < before;
+}
+
+/** Room was freed (another tab closed): the tab may grow to its full size again. */
+export function resetByteLimit(log: TabLog): void {
+  log.byteLimit = log.maxBytes;
 }
 
 /** Applies a panel's (already checked) partial settings; returns whether anything changed. */
