@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { MAX_IMPORT_BYTES, TOO_LARGE_ERROR } from '@retryline/devtools/import';
 import { parseFlags } from '../parse-flags';
 import { parseCount } from '../parse-number';
 import type { CommandIo } from '../run';
 import { UsageError } from '../usage-error';
-import { parseRecording, startViewer } from '../view/view-server';
+import { readViewerFile, startViewer, type ViewerFile } from '../view/view-server';
 
 const FLAGS = {
   port: { type: 'string' },
@@ -14,9 +15,10 @@ const FLAGS = {
 
 const HELP = `Usage: retryline view <recording.json> [--port N]
 
-Opens a recording (exported from the Retryline devtools panel, or written with core's
-recordEvents()) in the standalone timeline viewer, served on 127.0.0.1. Prints the URL
-and serves until interrupted (Ctrl-C).
+Opens a recording in the standalone timeline viewer, served on 127.0.0.1: what the viewer's
+Import opens — a recording (exported from the Retryline devtools panel as JSON, or written
+with core's recordEvents()), a HAR exported by the panel, or a JSON array of events (a log of
+onEvent calls). Prints the URL and serves until interrupted (Ctrl-C).
 
 Options
   --port N   the port to listen on (default: a free one)
@@ -48,18 +50,22 @@ export async function viewCommand(
   const port = values.port === undefined ? 0 : parseCount(values.port, '--port', 65_535);
   let text: string;
   try {
+    // As the viewer's Import: the size decides before a byte is read.
+    if ((await stat(path)).size > MAX_IMPORT_BYTES) throw new UsageError(`${path}: ${TOO_LARGE_ERROR}`);
     text = await readFile(path, 'utf8');
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(
       `Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     );
   }
-  let recording: ReturnType<typeof parseRecording>;
+  let file: ViewerFile;
   try {
-    recording = parseRecording(text, path);
+    file = readViewerFile(text, path);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  const { recording } = file;
   const viewerDir = options.viewerDir ?? defaultViewerDir();
   if (!existsSync(viewerDir)) {
     throw new UsageError(`The viewer is not built (${viewerDir} is missing): run 'pnpm build' first`);
@@ -79,7 +85,10 @@ export async function viewCommand(
   // A recording made elsewhere may not say where it came from.
   const source =
     typeof recording.source === 'string' && recording.source !== '' ? ` from ${recording.source}` : '';
-  io.stdout(`${recording.entries.length} entries${source}. Press Ctrl-C to stop.\n`);
+  const format =
+    file.format === 'har' ? ' (from a HAR)' : file.format === 'events' ? ' (from an event array)' : '';
+  const skipped = file.skipped > 0 ? `; ${file.skipped} invalid entries skipped` : '';
+  io.stdout(`${recording.entries.length} entries${source}${format}${skipped}. Press Ctrl-C to stop.\n`);
   await (options.stop ??
     new Promise<void>((resolve) => {
       process.once('SIGINT', () => resolve());

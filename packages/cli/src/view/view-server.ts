@@ -2,12 +2,19 @@
  * `retryline view`'s server: the standalone timeline viewer (the devtools panel built as a page)
  * and one recording, on 127.0.0.1 only. It serves files from the viewer folder and nothing else —
  * no directory listing, no path outside the folder — and the recording at `/recording.json`.
+ * It answers only requests addressed to it by name (`Host: 127.0.0.1:<port>` or
+ * `localhost:<port>`): a page on another site that rebinds its own name to 127.0.0.1 (DNS
+ * rebinding) gets a 403, not the recording.
+ *
+ * It reads a file as the viewer's Import does, with the same code (the panel's model, bundled into
+ * the CLI): a recording, a HAR exported by the panel, or a bare array of events or entries.
  */
 
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import type { Recording } from '@retryline/core';
+import { parseImport } from '@retryline/devtools/import';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -40,27 +47,57 @@ export interface RunningViewer {
   close(): Promise<void>;
 }
 
-/** Checks that parsed JSON is a recording the viewer can open; says what is wrong if not. */
-export function parseRecording(text: string, name: string): Recording {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new TypeError(`${name} is not JSON: ${(error as Error).message}`);
-  }
-  const recording = value as Partial<Recording> | null;
-  if (
-    typeof recording !== 'object' ||
-    recording === null ||
-    recording.format !== 'retryline-recording' ||
-    recording.version !== 1 ||
-    !Array.isArray(recording.entries)
-  ) {
+/** A file read for the viewer: its entries as a recording, what it was, and what was skipped. */
+export interface ViewerFile {
+  readonly recording: Recording;
+  readonly format: 'recording' | 'har' | 'events';
+  /** Entries that were not valid, left out. */
+  readonly skipped: number;
+}
+
+/**
+ * Reads a file as the viewer's Import does (a recording, a panel's HAR, a bare array of events
+ * or entries; each event checked against the extension's schema), as one recording; says what
+ * is wrong if it cannot be opened.
+ */
+export function readViewerFile(text: string, name: string): ViewerFile {
+  const result = parseImport(text);
+  if ('error' in result) {
     throw new TypeError(
-      `${name} is not a Retryline recording (expected { "format": "retryline-recording", "version": 1, "entries": [...] })`,
+      result.reason === 'not-json'
+        ? `${name} is not JSON: ${result.error.replace(/^The file is not JSON: /, '')}`
+        : result.reason === 'too-large'
+          ? `${name}: ${result.error}`
+          : `${name} is not a Retryline recording, a HAR exported by the panel, or an array of events: ${result.error}`,
     );
   }
-  return recording as Recording;
+  return {
+    recording: {
+      format: 'retryline-recording',
+      version: 1,
+      recordedAt: result.recordedAt ?? new Date().toISOString(),
+      source: result.source ?? '',
+      entries: result.entries,
+    },
+    format: result.format,
+    skipped: result.skipped,
+  };
+}
+
+/** A file as a recording the viewer can open (see {@link readViewerFile}); says what is wrong if not. */
+export function parseRecording(text: string, name: string): Recording {
+  return readViewerFile(text, name).recording;
+}
+
+/**
+ * The names this server answers to (RFC 9110 §7.2: Host is the authority the client meant). Only
+ * 127.0.0.1 is listened on, so `[::1]` is not one; port 80 may be written without its port.
+ */
+function hostAllowed(request: IncomingMessage, port: number): boolean {
+  const host = request.headers.host?.toLowerCase();
+  if (host === undefined) return false;
+  const names = ['127.0.0.1', 'localhost'];
+  return names.some((name) => host === `${name}:${port}` || (port === 80 && host === name));
 }
 
 /** A request's path with its escapes decoded, `undefined` when one is malformed. */
@@ -76,11 +113,15 @@ function decodedPath(url: string | undefined): string | undefined {
 export async function startViewer(options: ViewerOptions): Promise<RunningViewer> {
   const root = normalize(options.viewerDir + sep);
   const body = JSON.stringify(options.recording);
+  let port = 0;
   const server: Server = createServer((request, response) => {
     const send = (status: number, type: string, content: string | Buffer) => {
       response.writeHead(status, { 'content-type': type, ...SECURITY_HEADERS });
       response.end(request.method === 'HEAD' ? undefined : content);
     };
+    if (!hostAllowed(request, port)) {
+      return send(403, 'text/plain', `Forbidden: open http://127.0.0.1:${port}/ (this Host is not served)`);
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') return send(405, 'text/plain', 'GET only');
     const path = decodedPath(request.url);
     // A malformed escape (`/%`) is this request's mistake: it gets a 400, the viewer keeps serving.
@@ -99,7 +140,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     server.listen(options.port ?? 0, '127.0.0.1', resolve);
   });
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  port = typeof address === 'object' && address ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}/?src=/recording.json`,
     close: () =>
