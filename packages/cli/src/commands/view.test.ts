@@ -85,16 +85,9 @@ describe('retryline view', () => {
     writeFileSync(join(viewerDir, 'viewer.js'), 'console.log(1)');
     writeFileSync(join(dir, 'secret.txt'), 'secret');
     const path = await recordingFile(dir);
-    const { out, io: commandIo } = io();
-    const stopped = new Promise<void>((resolve) => {
-      stop = resolve;
-    });
-    const exit = viewCommand([path], commandIo, { viewerDir, stop: stopped });
-    await expect.poll(() => out.join('')).toContain('Retryline viewer: http://127.0.0.1:');
-    const url = /http:\/\/127\.0\.0\.1:\d+\/\?src=\/recording\.json/.exec(out.join(''))?.[0] ?? '';
-    const origin = new URL(url).origin;
+    const { out, exit, origin } = await serve(path, viewerDir);
 
-    const page = await fetch(url);
+    const page = await fetch(`${origin}/?src=/recording.json`);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(await page.text()).toContain('<div id="root">');
@@ -120,7 +113,7 @@ describe('retryline view', () => {
     expect(out.join('')).toContain('7 entries from view test');
     stop();
     expect(await exit).toBe(0);
-    await expect(fetch(url)).rejects.toThrow();
+    await expect(fetch(origin)).rejects.toThrow();
   });
 
   it('says how many entries a recording holds, and where it came from only when it says so', async () => {

@@ -131,16 +131,21 @@ describe("a breaker's half-open trial", () => {
       breaker: { consecutiveFailures: 1, openMs: 100 },
     }) satisfies RetryOptions;
 
-  it('is freed when the trial is aborted: the next call is the trial, not refused for another openMs', async () => {
+  /** A breaker opened by one failure, then half-open: the next call is its one trial. */
+  async function halfOpen() {
     const clock = virtualClock(0);
-    const store = memoryStore();
-    const options = breakerOptions(clock, store);
+    const options = breakerOptions(clock, memoryStore());
     await settle(
       retry(() => {
         throw new Error('down');
       }, options),
     );
     await clock.advance(150); // open → half-open
+    return { clock, options };
+  }
+
+  it('is freed when the trial is aborted: the next call is the trial, not refused for another openMs', async () => {
+    const { clock, options } = await halfOpen();
     const controller = new AbortController();
     const trial = settle(
       retry(
@@ -156,15 +161,7 @@ describe("a breaker's half-open trial", () => {
   });
 
   it('is freed when retryIf throws on the trial', async () => {
-    const clock = virtualClock(0);
-    const store = memoryStore();
-    const options = breakerOptions(clock, store);
-    await settle(
-      retry(() => {
-        throw new Error('down');
-      }, options),
-    );
-    await clock.advance(150);
+    const { options } = await halfOpen();
     const judged = await settle(
       retry(
         () => {
