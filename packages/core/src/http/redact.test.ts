@@ -198,6 +198,13 @@ describe('redactText', () => {
       'Request cannot be constructed from a URL that includes credentials: http://127.0.0.1:1/x',
     ],
     [
+      'Request cannot be constructed from a URL that includes credentials: http:/user:SECRETPW@127.0.0.1:9/x',
+      'Request cannot be constructed from a URL that includes credentials: http:/127.0.0.1:9/x',
+    ],
+    ['bad url //user:SECRETPW@api.example/x', 'bad url //api.example/x'],
+    ["('\\\\user:SECRETPW@api.example/x')", "('\\\\api.example/x')"],
+    ['mail me@example.com about a/b//c@d', 'mail me@example.com about a/b//c@d'],
+    [
       "GET 'https://api.example/a?token=abc&page=2' failed",
       "GET 'https://api.example/a?token=***&page=***' failed",
     ],

@@ -95,9 +95,10 @@ export function redactUrl(input: string): string {
   return `${base}?${query}`;
 }
 
-// A URL with a scheme, up to whitespace or a quote; then any query-string pair left in the text
-// (a URL broken by a space, a query quoted alone).
-const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]*/gi;
+// A URL up to whitespace or a quote: with a scheme and any run of slashes or backslashes, or
+// protocol-relative at the start of a word (after `^`, a space, a quote or a bracket); then any
+// query-string pair left in the text (a URL broken by a space, a query quoted alone).
+const URL_IN_TEXT = /([a-z][a-z0-9+.-]*:[/\\]+|(?:^|[\s'"<>(])[/\\]{2})[^\s'"<>]*/gi;
 const QUERY_PAIR_IN_TEXT = /([?&][^=\s&#'"<>]+=)[^&\s#'"<>]*/g;
 
 /**
@@ -106,6 +107,13 @@ const QUERY_PAIR_IN_TEXT = /([?&][^=\s&#'"<>]+=)[^&\s#'"<>]*/g;
  * (`Failed to parse URL from http://x/?api_key=…`, `… includes credentials: http://user:pw@…`).
  */
 export function redactText(text: string): string {
-  if (!text.includes('://') && !text.includes('=')) return text;
-  return text.replace(URL_IN_TEXT, (url) => redactUrl(url)).replace(QUERY_PAIR_IN_TEXT, `$1${MASK}`);
+  // Only credentials (before an @) and query values (after an =) are redacted.
+  if (!text.includes('@') && !text.includes('=')) return text;
+  return text
+    .replace(URL_IN_TEXT, (found) => {
+      // A protocol-relative match starts with the character before it: kept as it is.
+      const lead = /^[/\\a-z]/i.test(found) ? '' : found.charAt(0);
+      return lead + redactUrl(found.slice(lead.length));
+    })
+    .replace(QUERY_PAIR_IN_TEXT, `$1${MASK}`);
 }
