@@ -130,6 +130,15 @@ describe('a tab log', () => {
     expect(log.requests.size).toBe(0);
   });
 
+  it('gives a tab its full size back once cleared, after a full quota made it smaller', () => {
+    const log = createTabLog();
+    for (let i = 0; i < 50; i++) appendEvents(log, [start(`r${i}`)], ORIGIN);
+    makeRoom(log);
+    expect(log.byteLimit).toBeLessThan(log.maxBytes);
+    clearLog(log);
+    expect(log.byteLimit).toBe(log.maxBytes);
+  });
+
   it('records nothing, navigations included, while recording is off', () => {
     const log = createTabLog();
     appendEvents(log, [start('a')], ORIGIN);
