@@ -385,7 +385,7 @@ export const scenarios: Scenario[] = [
       expect(elapsed).toBeLessThan(2000);
       // The part of the wait that passed before the abort counts.
       const end = events.at(-1) as { type: string; totalDelay: number };
-      expect(end.type).toBe('request-end');
+      expect(end).toMatchObject({ type: 'request-end', outcome: 'aborted', status: 503 });
       expect(end.totalDelay).toBeGreaterThanOrEqual(25);
       expect(end.totalDelay).toBeLessThan(10_000);
     },

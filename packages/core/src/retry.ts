@@ -235,6 +235,7 @@ async function execute<T>(fn: RetryOperation<T>, options: RetryOptions): Promise
           admit: guarded.admit,
           release: guarded.release,
           record: guarded.record,
+          abandon: guarded.abandon,
           allowRetry: guarded.allowRetry,
         }
       : {}),

@@ -160,6 +160,29 @@ describe("a breaker's half-open trial", () => {
     expect(await retry(() => 'healthy', options)).toBe('healthy');
   });
 
+  it("is not freed by an aborted call that was no trial: the trial in flight stays the breaker's only one", async () => {
+    const clock = virtualClock(0);
+    const options = breakerOptions(clock, memoryStore());
+    const hang = ({ signal }: { signal: AbortSignal }) =>
+      new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+    const early = new AbortController();
+    const a = settle(retry(hang, { ...options, signal: early.signal })); // admitted while closed
+    await clock.advance(1);
+    await settle(
+      retry(() => {
+        throw new Error('down');
+      }, options),
+    ); // opens the breaker
+    await clock.advance(150);
+    const b = settle(retry(hang, { ...options, signal: new AbortController().signal })); // the trial
+    await clock.advance(1);
+    early.abort(new Error('gave up'));
+    await a;
+    const c = await settle(retry(() => 'sent', options));
+    expect(c.error).toBeInstanceOf(CircuitOpenError);
+    void b;
+  });
+
   it('is freed when retryIf throws on the trial', async () => {
     const { options } = await halfOpen();
     const judged = await settle(

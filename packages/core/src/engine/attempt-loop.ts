@@ -137,6 +137,8 @@ export interface LoopSpec<V> {
   release?: (() => Promise<void> | undefined) | undefined;
   /** Tells the guards how an attempt went. */
   record?: ((health: Health) => Promise<void> | undefined) | undefined;
+  /** The admitted attempt ended with nothing to count (an abort, a judge that threw). */
+  abandon?: (() => Promise<void> | undefined) | undefined;
   /** Guards before a retry is scheduled (retry budget): a refusal stops the request. */
   allowRetry?:
     | ((failed: {
@@ -352,7 +354,13 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
   if (emit.listening()) emit({ type: 'request-start', ...spec.start } as never);
 
   let ended = false;
-  const end = (outcome: RequestOutcome, error?: unknown, extra?: Record<string, unknown>) => {
+  // The last status a response gave: request-end reports it however the request stops.
+  let lastStatus: { readonly status: unknown } | undefined;
+  const end = (
+    outcome: RequestOutcome,
+    error?: unknown,
+    extra: Record<string, unknown> | undefined = lastStatus,
+  ) => {
     ended = true;
     spec.settled?.({ outcome, attempts: state.attempts, totalDelay: state.totalDelay, delays });
     if (!emit.listening()) return;
@@ -452,7 +460,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           throw refusal.error;
         }
         // Aborted while a guard answered: nothing is sent, and a breaker's trial place is freed.
-        forget(spec.record?.('ignored'));
+        forget(spec.abandon?.());
         throw stopped();
       }
       const sending =
@@ -486,7 +494,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       if (aborted?.aborted) {
         if (result.ok) spec.discard?.(result.value);
         // An abort says nothing about the server: a breaker's trial place is freed, not held.
-        forget(spec.record?.('ignored'));
+        forget(spec.abandon?.());
         emit({
           type: 'attempt-end',
           attempt,
@@ -504,7 +512,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         verdict = judged instanceof Promise ? await raceAbort(judged, aborted) : judged;
       } catch (error) {
         if (result.ok) spec.discard?.(result.value);
-        forget(spec.record?.('ignored'));
+        forget(spec.abandon?.());
         if (aborted?.aborted && error === aborted.reason) throw stopped();
         end('not-retryable', error);
         throw error;
@@ -548,6 +556,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       }
       // The last status a response gave, for request-end however the request stops.
       const finalStatus = details?.status === undefined ? undefined : { status: details.status };
+      lastStatus = finalStatus;
 
       if (verdict.action === 'return') {
         const final = verdict.outcome ?? 'success';
@@ -676,8 +685,11 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           end('not-retryable', hookError);
           throw hookError;
         }
-        // A slow hook may have used up what was left before the deadline.
-        if (clock.now() + delay >= deadlineAt) throw pastDeadline(delay);
+        // A slow hook may have used up what was left before the deadline: the wait is not made.
+        if (clock.now() + delay >= deadlineAt) {
+          delays.pop();
+          throw pastDeadline(delay);
+        }
       }
       const waitFrom = clock.now();
       try {

@@ -175,6 +175,11 @@ export interface GuardHooks {
   release(): Promise<void> | undefined;
   /** `undefined` when no guard counts outcomes (no breaker). */
   record(health: Health): Promise<void> | undefined;
+  /**
+   * The admitted attempt ends with no outcome to count (an abort, a judge that threw): frees its
+   * half-open trial place, if it holds one. `undefined` when there is nothing to free.
+   */
+  abandon(): Promise<void> | undefined;
   allowRetry(failed: {
     readonly details: RetrylineErrorDetails;
     readonly summary: string;
@@ -227,6 +232,8 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
   const { key, policy, emit, label } = context;
   const { clock } = policy;
   let holder: string | undefined;
+  // Whether the admitted attempt is one of the breaker's half-open trials.
+  let trial = false;
 
   /** Reports a wait a guard made the attempt sit out (a store that merely took time to answer is none). */
   const waited = (attempt: number, guard: 'limiter' | 'bulkhead' | 'pacing', since: number) => {
@@ -411,7 +418,10 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
     if (admission.allowed && admission.transition) {
       emit({ type: 'breaker-state', key, ...admission.transition });
     }
-    if (admission.allowed) return undefined;
+    if (admission.allowed) {
+      trial = admission.state.state === 'half-open';
+      return undefined;
+    }
     const refusal: Refusal = {
       outcome: 'breaker-open',
       error: new CircuitOpenError(
@@ -426,6 +436,19 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
     };
     const released = release();
     return released ? released.then(() => refusal) : refusal;
+  }
+
+  /** Counts how the admitted attempt ended with the breaker; the attempt holds no trial after. */
+  function record(health: Health): Promise<void> | undefined {
+    if (!breaker) return undefined;
+    trial = false;
+    const report = (recorded: BreakerRecord) => {
+      if (recorded.transition) emit({ type: 'breaker-state', key, ...recorded.transition });
+    };
+    const recorded = store.breakerRecord(key, breaker, health, clock.now());
+    if (recorded instanceof Promise) return recorded.then(report);
+    report(recorded);
+    return undefined;
   }
 
   /** Frees the attempt's bulkhead place; `undefined` (nothing to wait for) when it held none. */
@@ -453,15 +476,10 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
       }
       return paused(until, now) ? admitWithWaits(attempt) : budgetAndBreaker(attempt, now);
     },
-    record(health) {
-      if (!breaker) return undefined;
-      const report = (recorded: BreakerRecord) => {
-        if (recorded.transition) emit({ type: 'breaker-state', key, ...recorded.transition });
-      };
-      const recorded = store.breakerRecord(key, breaker, health, clock.now());
-      if (recorded instanceof Promise) return recorded.then(report);
-      report(recorded);
-      return undefined;
+    record,
+    abandon() {
+      if (!trial) return undefined;
+      return record('ignored');
     },
     async allowRetry({ details, summary }) {
       if (!budget) return undefined;

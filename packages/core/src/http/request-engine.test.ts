@@ -5,6 +5,7 @@ import { trackTimers } from '../../../../test/support/track-timers';
 import {
   AttemptTimeoutError,
   BodyNotReplayableError,
+  DeadlineExceededError,
   InvalidOptionsError,
   RetriesExhaustedError,
   RetryAfterTooLongError,
@@ -16,6 +17,7 @@ import { virtualClock } from '../time/virtual-clock';
 import type { HttpOutcome } from './classify';
 import type { HeaderSource } from './redact';
 import {
+  errorRetryInfo,
   type HttpAttempt,
   type HttpExchange,
   type HttpRetryEvent,
@@ -1131,5 +1133,25 @@ describe('the default guard key', () => {
     } finally {
       vi.unstubAllGlobals();
     }
+  });
+});
+
+describe('a slow onRetry and the deadline', () => {
+  it('stops before a wait the hook left no time for: no delay recorded, the 503 reported', async () => {
+    const events: RetrylineEvent[] = [];
+    const { clock, sends, finish } = setup([res(503), res(200)], {
+      options: {
+        deadline: 1500,
+        onEvent: (event) => events.push(event),
+        // The hook runs once setup() has returned the clock.
+        onRetry: () => clockOf.sleep(800),
+      },
+    });
+    const clockOf = clock;
+    const state = await finish();
+    expect(sends).toHaveLength(1);
+    expect(state.error).toBeInstanceOf(DeadlineExceededError);
+    expect(errorRetryInfo(state.error)).toMatchObject({ attempts: 1, delays: [], outcome: 'deadline' });
+    expect(events.at(-1)).toMatchObject({ type: 'request-end', outcome: 'deadline', status: 503 });
   });
 });

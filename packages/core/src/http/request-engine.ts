@@ -754,6 +754,7 @@ async function runLoop<R>(
     admit: hooks?.admit,
     release: hooks?.release,
     record: hooks?.record,
+    abandon: hooks?.abandon,
     allowRetry: hooks?.allowRetry,
   });
   let result: LoopResult<R>;
