@@ -59,3 +59,58 @@ describe.each(drivers)('one request id everywhere ($name)', (driver) => {
     expect(new Set(lines.map((line) => line.requestId))).toEqual(new Set([id]));
   });
 });
+
+describe.each(drivers)('one id the caller gave concurrent requests ($name)', (driver) => {
+  it('is sent on each as given, and their events and spans stay apart (id, id#2)', async () => {
+    exporter.reset();
+    const stopTracing = instrument({ tracerProvider });
+    const paths = [`/shared-id-a-${driver.name}`, `/shared-id-b-${driver.name}`];
+    for (const path of paths) server.script(path, [{ status: 503 }, { status: 200, body: 'ok' }]);
+    const options = {
+      retries: 2,
+      backoff: { strategy: 'constant', base: 20 },
+      jitter: 'none',
+      requestIdHeader: 'x-request-id',
+      store: memoryStore(),
+    } as const;
+    let results: Awaited<ReturnType<typeof driver.send>>[];
+    try {
+      results = await Promise.all(
+        paths.map((path) =>
+          driver.send({
+            method: 'GET',
+            url: `${server.url}${path}`,
+            headers: { 'x-request-id': 'upstream-7' },
+            options,
+          }),
+        ),
+      );
+    } finally {
+      stopTracing();
+    }
+    for (const path of paths) {
+      expect(server.requests(path).map((request) => request.headers['x-request-id'])).toEqual([
+        'upstream-7',
+        'upstream-7',
+      ]);
+    }
+    const ids = results.map(({ events }) => [...new Set(events.map((event) => event.requestId))]);
+    expect(ids.flat().sort()).toEqual(['upstream-7', 'upstream-7#2']);
+    const requestSpans = exporter
+      .getFinishedSpans()
+      .filter(
+        (span) => span.instrumentationScope.name === SCOPE_NAME && span.parentSpanContext === undefined,
+      );
+    expect(requestSpans.map((span) => String(span.attributes['url.full'])).sort()).toEqual(
+      paths.map((path) => `${server.url}${path}`).sort(),
+    );
+    // Both released at their end: the next request with the id carries it as it is.
+    const next = await driver.send({
+      method: 'GET',
+      url: `${server.url}${paths[0]}`,
+      headers: { 'x-request-id': 'upstream-7' },
+      options,
+    });
+    expect(new Set(next.events.map((event) => event.requestId))).toEqual(new Set(['upstream-7']));
+  });
+});

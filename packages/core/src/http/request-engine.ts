@@ -13,7 +13,7 @@ import {
 } from '../engine/attempt-loop';
 import { BodyNotReplayableError, isRetrylineError } from '../errors';
 import { anyoneListening, createEmitter } from '../events/emitter';
-import { createRequestId } from '../events/request-id';
+import { claimRequestId, createRequestId } from '../events/request-id';
 import type { RequestOutcome, RetrylineEventListener } from '../events/types';
 import { admitFirstAtOnce, anyGuard, type GuardOptions, guardHooks, resolveGuards } from '../guard/guards';
 import type { DelayReason } from '../policy/decide';
@@ -664,6 +664,11 @@ async function runLoop<R>(
       ...(summary ? { summary } : {}),
     };
   }
+  // A caller-chosen id another request in flight already carries: this one's events get `id#2`
+  // (the header sent is still the caller's), so the panel and traces keep the two apart.
+  const chosen = callerRequestId || given;
+  const claim = chosen ? claimRequestId(chosen) : undefined;
+  if (claim) requestId = claim.id;
   const running = runAttemptLoop<R>({
     policy,
     settled: (summary) => {
@@ -766,6 +771,8 @@ async function runLoop<R>(
       infoByError.set(error, { requestId: idOf(), ...ended });
     }
     throw error;
+  } finally {
+    claim?.release();
   }
   return { response: result.value, info: new SettledRetryInfo(idOf, result) };
 }
