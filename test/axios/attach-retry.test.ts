@@ -242,6 +242,8 @@ describe('attachRetry (axios)', () => {
     const { error } = await settle(instance.get('/slow', { signal: controller.signal }));
     expect(error).toBeInstanceOf(CanceledError);
     expect(axios.isCancel(error)).toBe(true);
+    // As axios's own: the request's config on the error (a cancel handler reads error.config.url).
+    expect((error as CanceledError<unknown>).config?.url).toBe('/slow');
     expect(Date.now() - started).toBeLessThan(1000);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(server.requests('/slow')).toHaveLength(1);

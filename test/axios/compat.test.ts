@@ -13,7 +13,7 @@ import axiosRetry, {
   noDelay,
   retryAfter,
 } from '@retryline/axios/compat';
-import { InvalidOptionsError, isRetrylineError, type RetrylineEvent } from '@retryline/core';
+import { InvalidOptionsError, isRetrylineError, memoryStore, type RetrylineEvent } from '@retryline/core';
 import axios, {
   AxiosError,
   AxiosHeaders,
@@ -354,6 +354,17 @@ describe('axiosRetry compat: options', () => {
 });
 
 describe('axiosRetry compat: timeouts', () => {
+  it("a Retry-After that does not fit in the request's timeout rejects with the last error, as axios-retry's", async () => {
+    server.script('/quota', [{ status: 429, headers: { 'Retry-After': '2' } }, { status: 200 }]);
+    // Its own store: the 429's pause must not hold back the other tests' requests to this origin.
+    const { error } = await settle(
+      client({ retryline: { store: memoryStore() } }).get('/quota', { timeout: 1000 }),
+    );
+    expect(error).toBeInstanceOf(AxiosError);
+    expect(statusOf(error)).toBe(429);
+    expect(server.requests('/quota')).toHaveLength(1);
+  });
+
   const retryTimeouts = (error: AxiosError) => error.code === 'ECONNABORTED';
 
   it('shouldResetTimeout false: the timeout bounds all attempts and ends in axios’s timeout error', async () => {
@@ -416,6 +427,11 @@ describe('axiosRetry compat: installing', () => {
     expect(statusOf(error)).toBe(503);
     expect(server.requests('/a')).toHaveLength(1);
     expect(instance.interceptors.response.handlers?.filter(Boolean)).toHaveLength(0);
+    // Ejected, it can be installed again, as axios-retry can.
+    axiosRetry(instance, { retries: 1 });
+    server.script('/b', [{ status: 503 }, { status: 200 }]);
+    expect((await instance.get('/b')).status).toBe(200);
+    expect(server.requests('/b')).toHaveLength(2);
   });
 
   it('detach() removes every interceptor it added, and allows installing again', async () => {
@@ -648,5 +664,44 @@ describe('axiosRetry compat: helpers', () => {
       shouldResetTimeout: false,
       validateResponse: null,
     });
+  });
+});
+
+describe('axiosRetry compat: what the callbacks see, as axios-retry shows it', () => {
+  const json = (status: number, body: unknown) => ({
+    status,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+  it('retryCondition, retryDelay, onRetry and onMaxRetryTimesExceeded read response.data parsed', async () => {
+    server.script('/parsed', [json(503, { code: 'TEMPORARY' })]);
+    const seen: unknown[] = [];
+    const read = (error: AxiosError) => {
+      seen.push(error.response?.data);
+      return true;
+    };
+    const { error } = await settle(
+      client({
+        retries: 1,
+        retryCondition: read,
+        retryDelay: (_count, error) => (read(error) ? 0 : 0),
+        onRetry: (_count, error) => void read(error),
+        onMaxRetryTimesExceeded: (error) => void read(error),
+      }).get('/parsed'),
+    );
+    expect(seen.length).toBeGreaterThanOrEqual(4);
+    for (const data of seen) expect(data).toEqual({ code: 'TEMPORARY' });
+    // The caller's error is parsed once, by axios, as before.
+    expect((error as AxiosError).response?.data).toEqual({ code: 'TEMPORARY' });
+  });
+
+  it('validateResponse reads the parsed body, once per response', async () => {
+    server.script('/validated', [json(200, { ok: false }), json(200, { ok: true })]);
+    const validateResponse = vi.fn((response: AxiosResponse) => (response.data as { ok: boolean }).ok);
+    const response = await client({ retryCondition: () => true, validateResponse }).get('/validated');
+    expect(response.data).toEqual({ ok: true });
+    expect(server.requests('/validated')).toHaveLength(2);
+    expect(validateResponse).toHaveBeenCalledTimes(2);
   });
 });

@@ -41,6 +41,8 @@ declare module 'axios' {
 interface Answered {
   readonly response: AxiosResponse;
   readonly error?: AxiosError;
+  /** validateResponse's verdict, asked once: the error it makes, or `null` for a pass. */
+  refused?: AxiosError | null;
 }
 
 const ATTACHED = Symbol.for('retryline.axios.attached');
@@ -159,6 +161,18 @@ export function attachRetry(instance: AxiosInstance, options: AxiosRetryOptions 
   return installRetry(instance, options).detach;
 }
 
+/**
+ * Whether Retryline's interceptor is still on the instance: attached and neither detached nor
+ * ejected by its id (`interceptors.request.eject(requestInterceptorId)`, axios-retry's way to
+ * remove it) or cleared.
+ */
+function stillAttached(instance: AxiosInstance): boolean {
+  const id = (instance as unknown as Record<symbol, unknown>)[ATTACHED];
+  if (typeof id !== 'number') return false;
+  const handlers = (instance.interceptors.request as { handlers?: unknown[] }).handlers;
+  return !Array.isArray(handlers) || (handlers[id] !== null && handlers[id] !== undefined);
+}
+
 /** Installs the interceptor; returns its id and `detach()`. The base of `attachRetry` and the compat layer. */
 export function installRetry(
   instance: AxiosInstance,
@@ -168,7 +182,7 @@ export function installRetry(
   if (typeof instance?.interceptors?.request?.use !== 'function') {
     throw invalid('instance', 'an axios instance', instance);
   }
-  if ((instance as unknown as Record<symbol, unknown>)[ATTACHED]) {
+  if (stillAttached(instance)) {
     throw new InvalidOptionsError(
       'Expected an axios instance without Retryline, got one that already has it: retries would stack. Call the first detach() before attaching again',
       { option: 'instance' },
@@ -201,12 +215,75 @@ export function installRetry(
     undefined,
     { synchronous: true },
   );
-  Object.defineProperty(instance, ATTACHED, { value: true, configurable: true });
+  Object.defineProperty(instance, ATTACHED, { value: id, configurable: true });
   const detach = () => {
     instance.interceptors.request.eject(id);
     delete (instance as unknown as Record<symbol, unknown>)[ATTACHED];
   };
   return { id, detach };
+}
+
+const received = new WeakMap<object, AxiosError | AxiosResponse>();
+
+/**
+ * A response as the caller receives it: its data through the config's `transformResponse` (JSON
+ * parsed), as axios does once the adapter has answered. The adapter judges responses before that,
+ * so what it shows the caller's callbacks (validateResponse, retryCondition, onRetry …) is this
+ * copy; the response itself is left for axios to transform, once.
+ */
+function asReceived(response: AxiosResponse): AxiosResponse {
+  const known = received.get(response) as AxiosResponse | undefined;
+  if (known) return known;
+  const { config } = response;
+  const transforms = config?.transformResponse;
+  let data: unknown = response.data;
+  if (transforms) {
+    try {
+      const headers = AxiosHeaders.from(response.headers as Record<string, string>).normalize(false);
+      for (const transform of Array.isArray(transforms) ? transforms : [transforms]) {
+        data = transform.call(config, data, headers, response.status);
+      }
+    } catch {
+      data = response.data; // a body axios cannot parse reaches the caller's catch, not here
+    }
+  }
+  const copy = { ...response, data };
+  received.set(response, copy);
+  return copy;
+}
+
+/**
+ * Runs `hook` with `error`'s body as the caller will receive it, then puts the raw body back for
+ * axios to transform once, as it does every rejected response: the hook sees the very error the
+ * caller gets (axios-retry's onMaxRetryTimesExceeded does), parsed.
+ */
+async function whileReceived(error: AxiosError, hook: () => unknown): Promise<void> {
+  const { response } = error;
+  if (!response) {
+    await hook();
+    return;
+  }
+  const raw: unknown = response.data;
+  response.data = asReceived(response).data;
+  try {
+    await hook();
+  } finally {
+    response.data = raw;
+  }
+}
+
+/** An axios error whose response (if any) is {@link asReceived}: the same error otherwise. */
+function asReceivedError(error: AxiosError): AxiosError {
+  if (!error.response) return error;
+  const known = received.get(error) as AxiosError | undefined;
+  if (known) return known;
+  const copy = Object.create(
+    Object.getPrototypeOf(error),
+    Object.getOwnPropertyDescriptors(error),
+  ) as AxiosError;
+  copy.response = asReceived(error.response);
+  received.set(error, copy);
+  return copy;
 }
 
 /** The error axios itself raises for a response that fails validation. */
@@ -314,11 +391,16 @@ async function runRequest(
   const options = hooks.options
     ? mergeOptions(mergeOptions(defaults.defaults, hooks.options), perRequest ?? {})
     : defaults.with(perRequest);
-  const failure = (answered: Answered) =>
-    answered.error ??
-    (validateResponse && !validateResponse(answered.response)
-      ? badResponse(answered.response, config)
-      : undefined);
+  const failure = (answered: Answered): AxiosError | undefined => {
+    if (answered.error) return answered.error;
+    if (!validateResponse) return undefined;
+    if (answered.refused === undefined) {
+      answered.refused = validateResponse(asReceived(answered.response))
+        ? null
+        : badResponse(answered.response, config);
+    }
+    return answered.refused ?? undefined;
+  };
 
   try {
     const { response: answered, info } = await runHttpRequest<Answered>({
@@ -365,7 +447,11 @@ async function runRequest(
         headers: new ResponseHeaders(AxiosHeaders.from(response.headers as Record<string, string>)),
       }),
       failed: (answered) => failure(answered) !== undefined,
-      errorOf: failure,
+      // What retryOn, the backoff and onRetry see: the error with its body as the caller gets it.
+      errorOf: (answered) => {
+        const error = failure(answered);
+        return error && asReceivedError(error);
+      },
       discard({ response }) {
         // A streamed body holds its socket until consumed or destroyed.
         const data = response.data as { destroy?: () => void } | undefined;
@@ -375,7 +461,10 @@ async function runRequest(
     const error = failure(answered);
     if (error) {
       infoByResult.set(error, info);
-      if (info.outcome === 'exhausted') await hooks.onExhausted?.(error, info.attempts - 1);
+      if (info.outcome === 'exhausted' && hooks.onExhausted) {
+        const { onExhausted } = hooks;
+        await whileReceived(error, () => onExhausted(error, info.attempts - 1));
+      }
       throw error;
     }
     // Kept on the response itself (a WeakMap entry per response costs a request microseconds);
@@ -409,7 +498,7 @@ async function runRequest(
     }
     if (signal?.aborted && error === signal.reason) {
       // A CancelToken's reason is axios's own CanceledError, with the message it was given.
-      throw error instanceof CanceledError ? error : new CanceledError(undefined, undefined, config);
+      throw error instanceof CanceledError ? error : new CanceledError(undefined, config);
     }
     throw error;
   } finally {

@@ -2,7 +2,7 @@ import type {} from '@retryline/axios';
 import axios, { type AxiosError } from 'axios';
 import type { AxiosRetry as OriginalAxiosRetry, IAxiosRetryConfig as OriginalConfig } from 'axios-retry';
 import { expectTypeOf } from 'vitest';
-import axiosRetry, { type AxiosRetryCompatReturn, type IAxiosRetryConfig } from './compat';
+import axiosRetry, { type AxiosRetryCompatReturn, type IAxiosRetryConfig, isNetworkError } from './compat';
 
 // Drop-in: wherever axios-retry's default export is expected, the compat one fits.
 expectTypeOf(axiosRetry).toExtend<OriginalAxiosRetry>();
@@ -37,3 +37,6 @@ axios.get('/items', { retry: { retries: 3 } });
 axios.get('/items', { retry: false });
 // @ts-expect-error retries is a number
 axios.get('/items', { retry: { retries: 'x' } });
+
+// As axios-retry's, isNetworkError takes anything a catch clause holds.
+expectTypeOf(isNetworkError).toBeCallableWith(undefined as unknown);

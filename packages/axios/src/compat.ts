@@ -201,9 +201,10 @@ const IDEMPOTENT_METHODS = [...SAFE_METHODS, 'put', 'delete'];
  * Whether the request failed without a response for a reason a retry may mend (a reset, a refused
  * connection) — whatever its method. Not for cancels, axios timeouts, unknown hosts or bad certificates.
  */
-export function isNetworkError(error: AxiosError): boolean {
-  const code = error?.code;
-  if (error?.response || !code) return false;
+export function isNetworkError(error: unknown): boolean {
+  // Anything, as axios-retry takes it: `catch (error) { if (isNetworkError(error)) … }`.
+  const { code, response } = (error ?? {}) as Partial<AxiosError>;
+  if (response || !code) return false;
   return !NOT_NETWORK.has(code) && !PERMANENT.has(code);
 }
 
@@ -330,6 +331,8 @@ interface Tracked {
   readonly timeoutDeadline: number | undefined;
   /** Attempts whose failure `retryCondition` was asked about. */
   judged: number;
+  /** When the request started (epoch ms). */
+  readonly startedAt: number;
 }
 
 const tracked = new WeakMap<InternalAxiosRequestConfig, Tracked>();
@@ -342,6 +345,16 @@ const tracked = new WeakMap<InternalAxiosRequestConfig, Tracked>();
 function asAxiosRetryError(error: unknown, config: InternalAxiosRequestConfig): unknown {
   const request = tracked.get(config);
   const deadline = request?.timeoutDeadline;
+  // A server's wait that would not fit in the timeout: axios-retry rejects with the last error.
+  if (
+    deadline !== undefined &&
+    request !== undefined &&
+    isRetrylineError(error, 'RetryAfterTooLongError') &&
+    error.retryAt >= request.startedAt + deadline &&
+    isAxiosError(error.cause)
+  ) {
+    return error.cause;
+  }
   if (
     deadline === undefined ||
     !isRetrylineError(error, 'DeadlineExceededError') ||
@@ -413,7 +426,11 @@ function axiosRetryCompat(
     const timeout = config.timeout ?? 0;
     const timeoutDeadline =
       !settings.shouldResetTimeout && timeout > 0 && extras.deadline === undefined ? timeout : undefined;
-    const request: Tracked = { timeoutDeadline, judged: 0 };
+    const request: Tracked = {
+      timeoutDeadline,
+      judged: 0,
+      startedAt: state.lastRequestTime ?? systemClock.now(),
+    };
     tracked.set(config, request);
 
     const options = mergeOptions<AxiosRetryOptions>(
