@@ -696,6 +696,24 @@ describe('axiosRetry compat: what the callbacks see, as axios-retry shows it', (
     expect((error as AxiosError).response?.data).toEqual({ code: 'TEMPORARY' });
   });
 
+  it('retryDelay reads the retry it is for on the config, and a refused 2xx is ERR_BAD_RESPONSE', async () => {
+    server.script('/counted', [{ status: 503 }, { status: 503 }, { status: 200 }]);
+    const counts: unknown[] = [];
+    await client({
+      retryDelay: (retryCount, error) => {
+        counts.push([retryCount, error.config?.[namespace]?.retryCount]);
+        return 0;
+      },
+    }).get('/counted');
+    expect(counts).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
+    server.script('/refused', [{ status: 200 }]);
+    const { error } = await settle(client({ retries: 0, validateResponse: () => false }).get('/refused'));
+    expect((error as AxiosError).code).toBe(AxiosError.ERR_BAD_RESPONSE);
+  });
+
   it('validateResponse reads the parsed body, once per response', async () => {
     server.script('/validated', [json(200, { ok: false }), json(200, { ok: true })]);
     const validateResponse = vi.fn((response: AxiosResponse) => (response.data as { ok: boolean }).ok);

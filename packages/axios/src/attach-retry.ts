@@ -288,7 +288,12 @@ function asReceivedError(error: AxiosError): AxiosError {
 
 /** The error axios itself raises for a response that fails validation. */
 function badResponse(response: AxiosResponse, config: InternalAxiosRequestConfig): AxiosError {
-  const code = response.status >= 500 ? AxiosError.ERR_BAD_RESPONSE : AxiosError.ERR_BAD_REQUEST;
+  // axios's settle: a 4xx is the request's fault, anything else refused (5xx, or a 2xx a
+  // validateResponse turned down) the response's.
+  const code =
+    response.status >= 400 && response.status < 500
+      ? AxiosError.ERR_BAD_REQUEST
+      : AxiosError.ERR_BAD_RESPONSE;
   return new AxiosError(
     `Request failed with status code ${response.status}`,
     code,

@@ -437,7 +437,11 @@ function axiosRetryCompat(
       {
         retries: settings.retries,
         // axios-retry has no cap, and a delay function is taken as it is.
-        backoff: (retry, { error }) => delayOf(settings.retryDelay(retry, error as AxiosError)),
+        // axios-retry counts the retry before asking for its delay: retryDelay reads it on the config.
+        backoff: (retry, { error }) => {
+          state.retryCount = retry;
+          return delayOf(settings.retryDelay(retry, error as AxiosError));
+        },
         jitter: 'none',
         maxDelay: MAX_DELAY_LIMIT,
         ...(timeoutDeadline === undefined ? {} : { deadline: timeoutDeadline }),
