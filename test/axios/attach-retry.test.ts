@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { attachRetry, getRetryInfo } from '@retryline/axios';
 import { BodyNotReplayableError, RetryAfterTooLongError, type RetrylineEvent } from '@retryline/core';
 import axios, { type AxiosAdapter, AxiosError, type AxiosInstance, CanceledError } from 'axios';
@@ -247,6 +247,40 @@ describe('attachRetry (axios)', () => {
     expect(Date.now() - started).toBeLessThan(1000);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(server.requests('/slow')).toHaveLength(1);
+  });
+
+  it('hands a stream body to the caller whole, even with a transform that pipes it', async () => {
+    const body = 'x'.repeat(1_000_000);
+    server.script('/big', [{ status: 503, body }]);
+    const instance = axios.create({
+      baseURL: server.url,
+      responseType: 'stream',
+      transformResponse: [(data: Readable) => data.pipe(new PassThrough())],
+    });
+    attachRetry(instance, { retries: 0, retryOn: ({ error }) => Boolean((error as AxiosError).response) });
+    const { error } = await settle(instance.get('/big'));
+    let length = 0;
+    const stream = (error as AxiosError).response?.data as Readable;
+    for await (const chunk of stream) length += chunk.length;
+    expect(length).toBe(body.length);
+  });
+
+  it('knows its own interceptor whatever axios numbers it: refuses a second attach, re-runs the others', async () => {
+    const instance = axios.create({ baseURL: server.url });
+    instance.interceptors.request.eject(instance.interceptors.request.use((config) => config));
+    attachRetry(instance, fast);
+    expect(() => attachRetry(instance, fast)).toThrow('already has it');
+    let token = 0;
+    instance.interceptors.request.use((config) => {
+      config.headers.set('x-token', String(++token));
+      return config;
+    });
+    server.script('/tokens', [{ status: 503 }, { status: 503 }, { status: 200 }]);
+    await instance.get('/tokens');
+    expect(server.requests('/tokens').map((r) => r.headers['x-token'])).toEqual(['1', '2', '3']);
+    // Cleared by axios, it is gone: attaching again works.
+    instance.interceptors.request.clear();
+    expect(() => attachRetry(instance, fast)).not.toThrow();
   });
 
   it('refuses to replay a stream body', async () => {

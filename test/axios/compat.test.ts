@@ -723,3 +723,21 @@ describe('axiosRetry compat: what the callbacks see, as axios-retry shows it', (
     expect(validateResponse).toHaveBeenCalledTimes(2);
   });
 });
+
+describe('axiosRetry compat: the caller’s body, transformed once', () => {
+  it('a transformResponse that is not idempotent runs once on the error the caller gets, whatever callbacks read', async () => {
+    server.script('/wrapped', [{ status: 429, headers: { 'Retry-After': '5' }, body: 'busy' }]);
+    const instance = axios.create({
+      baseURL: server.url,
+      transformResponse: [(data: unknown) => ({ wrapped: data })],
+    });
+    axiosRetry(instance, {
+      retryCondition: (error) => (error.response?.data as { wrapped?: unknown })?.wrapped === 'busy',
+      retryline: { store: memoryStore() },
+    });
+    const { error } = await settle(instance.get('/wrapped', { timeout: 1000 }));
+    expect(statusOf(error)).toBe(429);
+    expect((error as AxiosError).response?.data).toEqual({ wrapped: 'busy' });
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 1, outcome: 'retry-after-too-long' });
+  });
+});

@@ -108,13 +108,14 @@ function warnOnce(instance: AxiosInstance, message: string): void {
 async function rerunRequestInterceptors(
   instance: AxiosInstance,
   config: InternalAxiosRequestConfig,
-  own: number,
+  own: Interceptor,
 ): Promise<InternalAxiosRequestConfig> {
   const handlers = instance.interceptors.request.handlers ?? [];
   let current = config;
   for (let index = handlers.length - 1; index >= 0; index--) {
     const handler = handlers[index];
-    if (!handler || index === own || !handler.fulfilled) continue;
+    // Retryline's own is known by its function: axios's ids are not positions in `handlers`.
+    if (!handler || handler.fulfilled === own || !handler.fulfilled) continue;
     if (handler.runWhen && !handler.runWhen(current)) continue;
     current = await handler.fulfilled(current);
   }
@@ -167,11 +168,15 @@ export function attachRetry(instance: AxiosInstance, options: AxiosRetryOptions 
  * remove it) or cleared.
  */
 function stillAttached(instance: AxiosInstance): boolean {
-  const id = (instance as unknown as Record<symbol, unknown>)[ATTACHED];
-  if (typeof id !== 'number') return false;
-  const handlers = (instance.interceptors.request as { handlers?: unknown[] }).handlers;
-  return !Array.isArray(handlers) || (handlers[id] !== null && handlers[id] !== undefined);
+  const own = (instance as unknown as Record<symbol, unknown>)[ATTACHED];
+  if (typeof own !== 'function') return false;
+  const handlers = instance.interceptors.request.handlers;
+  // Known by its function: axios's ids are not positions in `handlers` (it trims ejected ones).
+  return !Array.isArray(handlers) || handlers.some((handler) => handler?.fulfilled === own);
 }
+
+/** Retryline's request interceptor: it puts the retrying adapter in place. */
+type Interceptor = (config: InternalAxiosRequestConfig) => InternalAxiosRequestConfig;
 
 /** Installs the interceptor; returns its id and `detach()`. The base of `attachRetry` and the compat layer. */
 export function installRetry(
@@ -191,7 +196,8 @@ export function installRetry(
   const defaults = prepareHttpOptions(options);
 
   const retrying = (original: AxiosAdapter): AxiosAdapter => {
-    const wrapped: AxiosAdapter = (config) => runWithRetry(instance, original, config, defaults, id, install);
+    const wrapped: AxiosAdapter = (config) =>
+      runWithRetry(instance, original, config, defaults, intercept, install);
     wrappedAdapters.set(wrapped, original);
     return wrapped;
   };
@@ -199,23 +205,20 @@ export function installRetry(
   let lastSetting: InternalAxiosRequestConfig['adapter'];
   let lastWrapped: AxiosAdapter | undefined;
 
-  const id = instance.interceptors.request.use(
-    (config) => {
-      // Wrap whichever adapter this request resolves to (the instance's, or one set per request).
-      const setting = config.adapter ?? instance.defaults.adapter;
-      if (setting === lastWrapped && lastWrapped !== undefined) return config;
-      if (lastWrapped === undefined || setting !== lastSetting) {
-        const wrapped = typeof setting === 'function' ? wrappedAdapters.get(setting) : undefined;
-        lastWrapped = retrying(wrapped ?? axios.getAdapter(setting));
-        lastSetting = setting;
-      }
-      config.adapter = lastWrapped;
-      return config;
-    },
-    undefined,
-    { synchronous: true },
-  );
-  Object.defineProperty(instance, ATTACHED, { value: id, configurable: true });
+  const intercept: Interceptor = (config) => {
+    // Wrap whichever adapter this request resolves to (the instance's, or one set per request).
+    const setting = config.adapter ?? instance.defaults.adapter;
+    if (setting === lastWrapped && lastWrapped !== undefined) return config;
+    if (lastWrapped === undefined || setting !== lastSetting) {
+      const wrapped = typeof setting === 'function' ? wrappedAdapters.get(setting) : undefined;
+      lastWrapped = retrying(wrapped ?? axios.getAdapter(setting));
+      lastSetting = setting;
+    }
+    config.adapter = lastWrapped;
+    return config;
+  };
+  const id = instance.interceptors.request.use(intercept, undefined, { synchronous: true });
+  Object.defineProperty(instance, ATTACHED, { value: intercept, configurable: true });
   const detach = () => {
     instance.interceptors.request.eject(id);
     delete (instance as unknown as Record<symbol, unknown>)[ATTACHED];
@@ -224,30 +227,50 @@ export function installRetry(
 }
 
 const received = new WeakMap<object, AxiosError | AxiosResponse>();
+// Each copy made for a callback, with the error it stands for: the caller gets the original.
+const originals = new WeakMap<object, AxiosError>();
+
+/** The body as the caller will receive it: through the config's `transformResponse`. */
+function transformed(response: AxiosResponse): unknown {
+  const { config, data } = response;
+  const transforms = config?.transformResponse;
+  // A stream is handed on as it is: a transform that pipes it would take it from the caller.
+  if (!transforms || typeof (data as { pipe?: unknown } | null)?.pipe === 'function') return data;
+  try {
+    const headers = AxiosHeaders.from(response.headers as Record<string, string>).normalize(false);
+    let result: unknown = data;
+    for (const transform of Array.isArray(transforms) ? transforms : [transforms]) {
+      result = transform.call(config, result, headers, response.status);
+    }
+    return result;
+  } catch {
+    return data; // a body axios cannot parse reaches the caller's catch, not here
+  }
+}
 
 /**
  * A response as the caller receives it: its data through the config's `transformResponse` (JSON
  * parsed), as axios does once the adapter has answered. The adapter judges responses before that,
  * so what it shows the caller's callbacks (validateResponse, retryCondition, onRetry …) is this
- * copy; the response itself is left for axios to transform, once.
+ * copy, its data transformed the first time a callback reads it; the response itself is left for
+ * axios to transform, once.
  */
 function asReceived(response: AxiosResponse): AxiosResponse {
   const known = received.get(response) as AxiosResponse | undefined;
   if (known) return known;
-  const { config } = response;
-  const transforms = config?.transformResponse;
-  let data: unknown = response.data;
-  if (transforms) {
-    try {
-      const headers = AxiosHeaders.from(response.headers as Record<string, string>).normalize(false);
-      for (const transform of Array.isArray(transforms) ? transforms : [transforms]) {
-        data = transform.call(config, data, headers, response.status);
-      }
-    } catch {
-      data = response.data; // a body axios cannot parse reaches the caller's catch, not here
-    }
-  }
-  const copy = { ...response, data };
+  let data: { value: unknown } | undefined;
+  const copy = { ...response };
+  Object.defineProperty(copy, 'data', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      data ??= { value: transformed(response) };
+      return data.value;
+    },
+    set: (value: unknown) => {
+      data = { value };
+    },
+  });
   received.set(response, copy);
   return copy;
 }
@@ -283,7 +306,16 @@ function asReceivedError(error: AxiosError): AxiosError {
   ) as AxiosError;
   copy.response = asReceived(error.response);
   received.set(error, copy);
+  originals.set(copy, error);
   return copy;
+}
+
+/**
+ * The error the caller gets for one a callback was shown ({@link asReceivedError}'s copy, which
+ * the engine keeps as a stop's `cause`): the original, its body left for axios to transform once.
+ */
+export function callerError(error: unknown): unknown {
+  return (typeof error === 'object' && error !== null && originals.get(error)) || error;
 }
 
 /** The error axios itself raises for a response that fails validation. */
@@ -308,7 +340,7 @@ async function runWithRetry(
   original: AxiosAdapter,
   config: InternalAxiosRequestConfig,
   defaults: PreparedHttpOptions,
-  own: number,
+  own: Interceptor,
   install: InstallOptions,
 ): Promise<AxiosResponse> {
   const hooks = install.perRequest?.(config) ?? {};
@@ -316,7 +348,13 @@ async function runWithRetry(
   try {
     return await runRequest(instance, original, config, defaults, own, install, hooks);
   } catch (error) {
-    throw hooks.mapError(error);
+    const mapped = hooks.mapError(error);
+    // Reshaped into another error (a stop's cause): getRetryInfo still tells how the request went.
+    const info = mapped === error ? undefined : errorRetryInfo(error);
+    if (info && typeof mapped === 'object' && mapped !== null && !infoByResult.has(mapped)) {
+      infoByResult.set(mapped, info);
+    }
+    throw mapped;
   }
 }
 
@@ -374,7 +412,7 @@ async function runRequest(
   original: AxiosAdapter,
   config: InternalAxiosRequestConfig,
   defaults: PreparedHttpOptions,
-  own: number,
+  own: Interceptor,
   install: InstallOptions,
   hooks: RequestHooks,
 ): Promise<AxiosResponse> {

@@ -27,7 +27,7 @@ import {
   type InternalAxiosRequestConfig,
   isAxiosError,
 } from 'axios';
-import { type AxiosRetryOptions, installRetry, type RequestHooks } from './attach-retry';
+import { type AxiosRetryOptions, callerError, installRetry, type RequestHooks } from './attach-retry';
 
 // The types below repeat axios-retry 4.x's member for member: a program that still has axios-retry
 // installed merges both `'axios-retry'` augmentations, which TypeScript accepts only when they match.
@@ -353,7 +353,7 @@ function asAxiosRetryError(error: unknown, config: InternalAxiosRequestConfig): 
     error.retryAt >= request.startedAt + deadline &&
     isAxiosError(error.cause)
   ) {
-    return error.cause;
+    return callerError(error.cause);
   }
   if (
     deadline === undefined ||
@@ -363,7 +363,7 @@ function asAxiosRetryError(error: unknown, config: InternalAxiosRequestConfig): 
     return error;
   }
   // The failure of attempt n was judged and the wait after it refused: n attempts, n judged.
-  if (isAxiosError(error.cause) && error.attempts === request?.judged) return error.cause;
+  if (isAxiosError(error.cause) && error.attempts === request?.judged) return callerError(error.cause);
   const timedOut = new AxiosError(
     config.timeoutErrorMessage ?? `timeout of ${deadline}ms exceeded`,
     config.transitional?.clarifyTimeoutError ? AxiosError.ETIMEDOUT : AxiosError.ECONNABORTED,

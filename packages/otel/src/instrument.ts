@@ -78,8 +78,9 @@ interface Traced {
   /** CLIENT spans of attempts started and not yet ended, by attempt number. */
   readonly attempts: Map<number, Span>;
   /**
-   * Requests in flight under this id: more than one when the caller gave concurrent requests the
-   * same id (one `requestIdHeader` value). They share the span, which ends with the last of them.
+   * Requests in flight under this id. Core keeps ids apart (`id#2`) within one copy of core; two
+   * copies (an ESM and a CJS build in one process) may still report one id twice. They share the
+   * span, which ends with the last of them.
    */
   open: number;
 }
@@ -138,8 +139,8 @@ export function instrument(options: InstrumentOptions = {}): () => void {
   );
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE_NAME, SCOPE_VERSION);
   const recorded: RetrylineMetrics = createMetrics(meter);
-  // Keyed by requestId, which core makes unique per logical request unless the caller gives two
-  // the same (a requestIdHeader value); deleted at the last request-end.
+  // Keyed by requestId, unique per request in flight within one copy of core; deleted at the last
+  // request-end.
   const requests = new Map<string, Traced>();
 
   /** The CLIENT span of an attempt: started by whichever comes first, the header hook or attempt-start. */

@@ -95,7 +95,10 @@ export interface HttpRetryOptions extends PolicyOptions, GuardOptions {
   onRetry?: (event: HttpRetryEvent) => void | Promise<void>;
   /** Receives this request's events. */
   onEvent?: RetrylineEventListener;
-  /** The request id to use instead of a fresh UUID. */
+  /**
+   * The request id to use instead of a fresh UUID; `id#2`, `id#3` … in this request's events and
+   * retry info while an earlier request with the same id is in flight.
+   */
   requestId?: string;
   /**
    * Server-informed pacing: once a response says the quota is spent (a 429 with a hint, or
