@@ -56,19 +56,12 @@ export function toRecording(
     version: 1,
     recordedAt: recordedAt.toISOString(),
     source,
-    // The worker and the import already redact navigations; an export does again, as core would.
+    // The worker and the import already redact navigations; an export does again, with core's rule
+    // for request URLs (DESIGN §9: query values masked before anything leaves). Twice changes nothing.
     entries: entries.map((entry) =>
-      entry.type === 'navigation' ? { ...entry, url: redactNavigation(entry.url) } : entry,
+      entry.type === 'navigation' ? { ...entry, url: redactUrl(entry.url) } : entry,
     ),
   };
-}
-
-/**
- * A navigation URL as a request URL is kept (DESIGN §9: query values are masked before anything
- * leaves): core's own rule, so both read the same. Redacting twice changes nothing.
- */
-export function redactNavigation(url: string): string {
-  return redactUrl(url);
 }
 
 /** The text of the error an import too large to read gets (the File's size says so before reading it). */
@@ -265,7 +258,7 @@ export function toHar(timeline: Timeline, version: string = RETRYLINE_VERSION): 
       entries,
       _retry: {
         version: 1,
-        navigations: timeline.navigations.map((mark) => ({ ...mark, url: redactNavigation(mark.url) })),
+        navigations: timeline.navigations.map((mark) => ({ ...mark, url: redactUrl(mark.url) })),
         lanes: timeline.lanes.map((lane) => ({
           key: lane.key,
           breaker: lane.breaker.map(({ t, from, to }) => ({ t, from, to })),
@@ -558,7 +551,7 @@ function readEntry(value: unknown): TimelineEntry | undefined {
     const url = own(value, 'url');
     const t = own(value, 't');
     if (typeof url !== 'string' || url.length > MAX_TEXT || !isTime(t)) return undefined;
-    return { type: 'navigation', url: redactNavigation(url), t };
+    return { type: 'navigation', url: redactUrl(url), t };
   }
   if (type === 'event') {
     const event = readEvent(own(value, 'event'));
@@ -657,7 +650,7 @@ function readHar(log: object): ImportResult {
       const beforeRow = own(raw, 'beforeRow');
       if (url === undefined || !isTime(t)) continue;
       navigations.push({
-        url: redactNavigation(url),
+        url: redactUrl(url),
         t,
         beforeRow: typeof beforeRow === 'number' ? beforeRow : 0,
       });

@@ -38,14 +38,6 @@ const writer = createSessionWriter({
   onError: warn,
 });
 
-/**
- * Marks a tab's log for writing: within the writer's delay (a throttle, not a debounce, so a
- * steady stream of events is still written), or at once for settings.
- */
-function persist(tabId: number, now = false): void {
-  writer.persist(tabId, now);
-}
-
 async function load(tabId: number): Promise<TabLog | undefined> {
   try {
     const key = indexKey(tabId);
@@ -96,7 +88,7 @@ function withTab(tabId: number, create: boolean, use: (log: TabLog) => void): vo
       if (!stored) {
         // Store the new log's index, so that a navigation after a restart finds the tab.
         current.settingsChanged = true;
-        persist(tabId);
+        writer.persist(tabId);
       }
     }
     run(current);
@@ -129,7 +121,7 @@ browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.Message
   withTab(tabId, true, (log) => {
     const added = appendEvents(log, events, origin);
     if (added.length === 0) return;
-    persist(tabId);
+    writer.persist(tabId);
     broadcast(tabId, { kind: 'append', tabId, entries: added });
   });
 });
@@ -142,7 +134,7 @@ browser.webNavigation.onCommitted.addListener((details) => {
   withTab(tabId, false, (log) => {
     const { cleared, added } = navigate(log, details.url, details.timeStamp);
     if (!cleared && added.length === 0) return;
-    persist(tabId);
+    writer.persist(tabId);
     if (cleared) broadcast(tabId, { kind: 'cleared', tabId });
     if (added.length > 0) broadcast(tabId, { kind: 'append', tabId, entries: added });
   });
@@ -207,14 +199,14 @@ browser.runtime.onConnect.addListener((port) => {
       case 'clear':
         withTab(tabId, true, (log) => {
           clearLog(log);
-          persist(tabId);
+          writer.persist(tabId);
           broadcast(tabId, { kind: 'cleared', tabId });
         });
         break;
       case 'settings':
         withTab(tabId, true, (log) => {
           updateSettings(log, request.settings);
-          persist(tabId, true);
+          writer.persist(tabId, true);
           broadcast(tabId, { kind: 'settings', tabId, settings: log.settings });
         });
         break;

@@ -289,7 +289,7 @@ export function clearLog(log: TabLog): void {
   keepOnly(log, []);
   log.requests = new Map();
   // Its rows are gone, and the room they took: it may grow to its full size again.
-  log.byteLimit = log.maxBytes;
+  resetByteLimit(log);
 }
 
 /**

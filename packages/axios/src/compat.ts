@@ -331,39 +331,32 @@ interface Tracked {
   readonly timeoutDeadline: number | undefined;
   /** Attempts whose failure `retryCondition` was asked about. */
   judged: number;
-  /** When the request started (epoch ms). */
-  readonly startedAt: number;
 }
 
 const tracked = new WeakMap<InternalAxiosRequestConfig, Tracked>();
 
 /**
  * axios-retry's answer when the whole-request `timeout` runs out: while an attempt runs, axios's
- * own timeout error; when the next wait would not fit, the last attempt's error. Retryline reports
- * both as `DeadlineExceededError`, kept here as the `cause`.
+ * own timeout error; when the next wait (a backoff, or a server's Retry-After) would not fit, the
+ * last attempt's error. Retryline reports these as `DeadlineExceededError` or
+ * `RetryAfterTooLongError` with the timeout as their `deadline`, the last error as their `cause`.
  */
 function asAxiosRetryError(error: unknown, config: InternalAxiosRequestConfig): unknown {
   const request = tracked.get(config);
   const deadline = request?.timeoutDeadline;
-  // A server's wait that would not fit in the timeout: axios-retry rejects with the last error.
-  if (
-    deadline !== undefined &&
-    request !== undefined &&
-    isRetrylineError(error, 'RetryAfterTooLongError') &&
-    error.retryAt >= request.startedAt + deadline &&
-    isAxiosError(error.cause)
-  ) {
-    return callerError(error.cause);
-  }
+  const hinted = isRetrylineError(error, 'RetryAfterTooLongError');
   if (
     deadline === undefined ||
-    !isRetrylineError(error, 'DeadlineExceededError') ||
+    !(hinted || isRetrylineError(error, 'DeadlineExceededError')) ||
     error.deadline !== deadline
   ) {
     return error;
   }
-  // The failure of attempt n was judged and the wait after it refused: n attempts, n judged.
-  if (isAxiosError(error.cause) && error.attempts === request?.judged) return callerError(error.cause);
+  // The server's wait did not fit, or the failure of attempt n was judged and the wait after it
+  // refused (n attempts, n judged): the last error.
+  if (isAxiosError(error.cause) && (hinted || error.attempts === request?.judged)) {
+    return callerError(error.cause);
+  }
   const timedOut = new AxiosError(
     config.timeoutErrorMessage ?? `timeout of ${deadline}ms exceeded`,
     config.transitional?.clarifyTimeoutError ? AxiosError.ETIMEDOUT : AxiosError.ECONNABORTED,
@@ -426,11 +419,7 @@ function axiosRetryCompat(
     const timeout = config.timeout ?? 0;
     const timeoutDeadline =
       !settings.shouldResetTimeout && timeout > 0 && extras.deadline === undefined ? timeout : undefined;
-    const request: Tracked = {
-      timeoutDeadline,
-      judged: 0,
-      startedAt: state.lastRequestTime ?? systemClock.now(),
-    };
+    const request: Tracked = { timeoutDeadline, judged: 0 };
     tracked.set(config, request);
 
     const options = mergeOptions<AxiosRetryOptions>(

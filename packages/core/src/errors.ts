@@ -111,6 +111,16 @@ export class BulkheadRejectedError extends RetrylineError {
  */
 export class RetryAfterTooLongError extends RetryLaterError {
   override name = 'RetryAfterTooLongError';
+  /** The request's deadline in milliseconds, when it (not `maxRetryAfter`) left no room for the wait. */
+  readonly deadline: number | undefined;
+
+  constructor(
+    message: string,
+    details: RetrylineErrorDetails & { retryAt: number; deadline?: number | undefined },
+  ) {
+    super(message, details);
+    this.deadline = details.deadline;
+  }
 }
 
 /** The request body is a one-shot stream and cannot be sent a second time. */

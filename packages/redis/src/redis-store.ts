@@ -11,6 +11,7 @@ import {
   budgetInit,
   initialBreakerState,
   invalid,
+  MAX_DELAY_LIMIT,
   type RetryBudgetConfig,
   type Store,
   systemClock,
@@ -447,9 +448,6 @@ type Settings = Required<Omit<RedisStoreOptions, 'onEvent'>> & {
   readonly onEvent: RedisStoreOptions['onEvent'];
 };
 
-// The longest delay a Node timer takes as it is.
-const MAX_TIMER_MS = 2_147_483_647;
-
 /** Validates the options once (CONVENTIONS §3). */
 function resolve(options: RedisStoreOptions): Settings {
   if (typeof options !== 'object' || options === null)
@@ -460,8 +458,12 @@ function resolve(options: RedisStoreOptions): Settings {
   // Node fires a timer after 1 ms, and the store would time out or renew at once, forever.
   const positive = (name: 'timeoutMs' | 'probeMs' | 'idleMs' | 'leaseMs' | 'pollMs', min: number) => {
     const value = pick(name) ?? DEFAULTS[name];
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_TIMER_MS) {
-      throw invalid(`redisStore.${name}`, `a number of milliseconds from ${min} to ${MAX_TIMER_MS}`, value);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_DELAY_LIMIT) {
+      throw invalid(
+        `redisStore.${name}`,
+        `a number of milliseconds from ${min} to ${MAX_DELAY_LIMIT}`,
+        value,
+      );
     }
     return value;
   };

@@ -354,7 +354,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
   if (emit.listening()) emit({ type: 'request-start', ...spec.start } as never);
 
   let ended = false;
-  // The last status a response gave: request-end reports it however the request stops.
+  // The last status a response gave: every request-end reports it, however the request stops.
   let lastStatus: { readonly status: unknown } | undefined;
   const end = (
     outcome: RequestOutcome,
@@ -409,9 +409,10 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
   }
 
   // The request was aborted (by the caller or the deadline): report it and return the reason.
+  const abortedAs = (): RequestOutcome => (signal?.aborted ? 'aborted' : 'deadline');
   const stopped = (): unknown => {
     const reason = aborted?.reason;
-    end(signal?.aborted ? 'aborted' : 'deadline', reason);
+    end(abortedAs(), reason);
     return reason;
   };
 
@@ -554,16 +555,14 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         const recorded = spec.record(health);
         if (recorded) await recorded;
       }
-      // The last status a response gave, for request-end however the request stops.
-      const finalStatus = details?.status === undefined ? undefined : { status: details.status };
-      lastStatus = finalStatus;
+      lastStatus = details?.status === undefined ? undefined : { status: details.status };
 
       if (verdict.action === 'return') {
         const final = verdict.outcome ?? 'success';
         // The controller the last attempt was sent with keeps following the caller's abort.
         const sentWith = control ?? (made ? undefined : request);
         if (spec.outlives && signal && sentWith) keepFollowing(verdict.value, signal, sentWith);
-        end(final, undefined, finalStatus);
+        end(final);
         return {
           value: verdict.value,
           attempts: attempt,
@@ -595,7 +594,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           // Only reached with a deadline: without one, deadlineAt is Infinity.
           { ...details_, deadline: policy.deadline ?? Number.POSITIVE_INFINITY },
         );
-        end('deadline', failure, finalStatus);
+        end('deadline', failure);
         return failure;
       };
       if (!decision.retry) {
@@ -603,7 +602,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           (decision.reason === 'retries' || decision.reason === 'max-delay') &&
           verdict.fallback !== undefined
         ) {
-          end('exhausted', undefined, finalStatus);
+          end('exhausted');
           return {
             value: verdict.fallback,
             attempts: attempt,
@@ -616,15 +615,19 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         let failure: unknown;
         if (decision.reason === 'retry-after-too-long') {
           const asked = decision.hint?.delay ?? 0;
-          const limit =
-            clock.now() + asked >= deadlineAt
-              ? `the remaining ${Math.round(deadlineAt - clock.now())} ms before its deadline`
-              : `maxRetryAfter (${policy.maxRetryAfter} ms)`;
+          const byDeadline = clock.now() + asked >= deadlineAt;
+          const limit = byDeadline
+            ? `the remaining ${Math.round(deadlineAt - clock.now())} ms before its deadline`
+            : `maxRetryAfter (${policy.maxRetryAfter} ms)`;
           failure = new RetryAfterTooLongError(
             `${label} stopped after ${plural(attempt)}: the server asked to wait ${Math.round(asked)} ms (${decision.hint?.source}), more than ${limit}: ${causeText}`,
-            { ...details_, retryAt: clock.now() + asked },
+            {
+              ...details_,
+              retryAt: clock.now() + asked,
+              ...(byDeadline ? { deadline: policy.deadline } : {}),
+            },
           );
-          end('retry-after-too-long', failure, finalStatus);
+          end('retry-after-too-long', failure);
         } else if (decision.reason === 'deadline' && policy.deadline !== undefined) {
           failure = pastDeadline(decision.computation?.delay ?? 0);
         } else {
@@ -635,7 +638,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
                   { ...details_, reason: 'max-delay' },
                 )
               : new RetriesExhaustedError(`${label} failed after ${plural(attempt)}: ${causeText}`, details_);
-          end('exhausted', failure, finalStatus);
+          end('exhausted', failure);
         }
         throw failure;
       }
@@ -643,13 +646,13 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       const refused = spec.refuse?.();
       if (refused !== undefined) {
         if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
-        end('not-retryable', refused, finalStatus);
+        end('not-retryable', refused);
         throw refused;
       }
       const denied = await spec.allowRetry?.({ details: details_, summary: causeText });
       if (denied) {
         if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
-        end(denied.outcome, denied.error, finalStatus);
+        end(denied.outcome, denied.error);
         throw denied.error;
       }
       if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
@@ -704,7 +707,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
   } catch (error) {
     // Whatever else ended the request (a store that failed, a backoff function that threw): it
     // still ends with a request-end, so no listener is left with a request in flight.
-    if (!ended) end(aborted?.aborted ? (signal?.aborted ? 'aborted' : 'deadline') : 'not-retryable', error);
+    if (!ended) end(aborted?.aborted ? abortedAs() : 'not-retryable', error);
     throw error;
   } finally {
     cancelDeadline?.();

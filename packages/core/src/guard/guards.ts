@@ -158,6 +158,13 @@ export function anyGuard(guards: ResolvedGuards): boolean {
   return Boolean(guards.breaker || guards.budget || guards.limiter || guards.bulkhead || guards.pacing);
 }
 
+/** What a guard's refusal says of the request it stopped before `attempt` was sent. */
+const unsent = (attempt: LoopAttempt) => ({
+  attempts: attempt.attempt - 1,
+  totalDelay: attempt.totalDelay,
+  cause: attempt.previousError,
+});
+
 /** What the hooks need to know about the request they guard. */
 export interface GuardContext {
   readonly key: string;
@@ -252,12 +259,7 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
         outcome: 'rate-limited',
         error: new RateLimitedError(
           `${label} was not sent: the server said the quota for ${key} is spent until ${iso(until)}`,
-          {
-            retryAt: until,
-            attempts: attempt.attempt - 1,
-            totalDelay: attempt.totalDelay,
-            cause: attempt.previousError,
-          },
+          { retryAt: until, ...unsent(attempt) },
         ),
       };
     }
@@ -288,12 +290,7 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
           outcome: 'rate-limited' as const,
           error: new RateLimitedError(
             `${label} was not sent: the rate limiter for ${key} has no token until ${iso(retryAt)}`,
-            {
-              retryAt,
-              attempts: attempt.attempt - 1,
-              totalDelay: attempt.totalDelay,
-              cause: attempt.previousError,
-            },
+            { retryAt, ...unsent(attempt) },
           ),
         };
       }
@@ -334,7 +331,7 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
           outcome: 'bulkhead-rejected',
           error: new BulkheadRejectedError(
             `${label} was not sent: the bulkhead for ${key} is full (${config.maxConcurrent} in flight, ${config.maxQueue} waiting)`,
-            { attempts: attempt.attempt - 1, totalDelay: attempt.totalDelay, cause: attempt.previousError },
+            unsent(attempt),
           ),
         };
       }
@@ -373,8 +370,10 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
     });
   }
 
-  /** Every guard in order, waiting where one says wait (pacing, limiter, bulkhead). */
-  /** `deadlineAt`: the attempt's `remaining` was measured as admission began. */
+  /**
+   * Every guard in order, waiting where one says wait (pacing, limiter, bulkhead). `deadlineAt`:
+   * the attempt's `remaining` was measured as admission began.
+   */
   async function admitWithWaits(
     attempt: LoopAttempt,
     deadlineAt = clock.now() + attempt.remaining,
@@ -426,12 +425,7 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
       outcome: 'breaker-open',
       error: new CircuitOpenError(
         `${label} was not sent: the circuit breaker for ${key} is open until ${iso(admission.retryAt)}`,
-        {
-          retryAt: admission.retryAt,
-          attempts: attempt.attempt - 1,
-          totalDelay: attempt.totalDelay,
-          cause: attempt.previousError,
-        },
+        { retryAt: admission.retryAt, ...unsent(attempt) },
       ),
     };
     const released = release();

@@ -96,9 +96,9 @@ export function redactUrl(input: string): string {
 }
 
 // A URL up to whitespace or a quote: with a scheme and any run of slashes or backslashes, or
-// protocol-relative at the start of a word (after `^`, a space, a quote or a bracket); then any
-// query-string pair left in the text (a URL broken by a space, a query quoted alone).
-const URL_IN_TEXT = /([a-z][a-z0-9+.-]*:[/\\]+|(?:^|[\s'"<>(])[/\\]{2})[^\s'"<>]*/gi;
+// protocol-relative at the start of a word (after `^`, a space, a quote or a bracket, which is
+// kept); then any query-string pair left in the text (a URL broken by a space, a query quoted alone).
+const URL_IN_TEXT = /([a-z][a-z0-9+.-]*:[/\\]+[^\s'"<>]*)|(^|[\s'"<>(])([/\\]{2}[^\s'"<>]*)/gi;
 const QUERY_PAIR_IN_TEXT = /([?&][^=\s&#'"<>]+=)[^&\s#'"<>]*/g;
 
 /**
@@ -110,10 +110,8 @@ export function redactText(text: string): string {
   // Only credentials (before an @) and query values (after an =) are redacted.
   if (!text.includes('@') && !text.includes('=')) return text;
   return text
-    .replace(URL_IN_TEXT, (found) => {
-      // A protocol-relative match starts with the character before it: kept as it is.
-      const lead = /^[/\\a-z]/i.test(found) ? '' : found.charAt(0);
-      return lead + redactUrl(found.slice(lead.length));
-    })
+    .replace(URL_IN_TEXT, (_found, url?: string, lead?: string, relative?: string) =>
+      url !== undefined ? redactUrl(url) : `${lead ?? ''}${redactUrl(relative ?? '')}`,
+    )
     .replace(QUERY_PAIR_IN_TEXT, `$1${MASK}`);
 }

@@ -559,8 +559,10 @@ async function runLoop<R>(
   const url = redactUrl(exchange.url);
   const label = requestLabel(method, exchange.url);
   const callerRequestId = requestIdHeader ? callerHeaders()[requestIdHeader.toLowerCase()] : undefined;
+  // The caller's id for this request, if it chose one (its header, or the requestId option).
+  const chosen = callerRequestId || given;
   // A fresh id is drawn only when something reads it (an event, a header, the retry info).
-  let requestId = callerRequestId || given;
+  let requestId = chosen;
   const idOf = () => {
     requestId ??= createRequestId();
     return requestId;
@@ -669,7 +671,6 @@ async function runLoop<R>(
   }
   // A caller-chosen id another request in flight already carries: this one's events get `id#2`
   // (the header sent is still the caller's), so the panel and traces keep the two apart.
-  const chosen = callerRequestId || given;
   const claim = chosen ? claimRequestId(chosen) : undefined;
   if (claim) requestId = claim.id;
   const running = runAttemptLoop<R>({
