@@ -331,9 +331,12 @@ export const scenarios: Scenario[] = [
     served: 0,
   },
   {
-    name: 'POST to a refused port → retried (never sent)',
+    // Unkeyed, it is sent once through fetch and ky, which cannot say which hop a refusal came from
+    // (test/hostile/redirects.test.ts); keyed, every adapter retries it.
+    name: 'keyed POST to a refused port → retried, then a network error',
     method: 'POST',
     body: 'b',
+    options: { idempotencyKey: true },
     refused: true,
     outcome: { kind: 'network-error' },
     attempts: 3,

@@ -71,13 +71,15 @@ describe('retryFetch against the fault server', () => {
     expect(keys[2]).toMatch(/^"[0-9a-f-]{36}"$/);
   });
 
-  it('POST to a refused port → retried, since it was never sent', async () => {
+  it("POST to a refused port with redirect: 'error' → retried, since it was never sent", async () => {
     const refused = await server.refusedUrl();
     const events: RetrylineEvent[] = [];
+    // Following no redirect, fetch's refusal can only be the request's own first hop.
     const { error } = await settle(
       retryFetch(fetch, { ...fast, onEvent: (e) => events.push(e) })(`${refused}/x`, {
         method: 'POST',
         body: 'b',
+        redirect: 'error',
       }),
     );
     expect(error).toBeInstanceOf(RetriesExhaustedError);

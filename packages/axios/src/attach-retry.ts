@@ -407,6 +407,20 @@ class ResponseHeaders implements Iterable<[string, unknown]> {
   }
 }
 
+/**
+ * Whether axios followed a redirect before it failed with `error`: follow-redirects counts the
+ * hops on the request axios hands back; with `maxRedirects: 0` axios sends through node's own
+ * request, which follows none; axios's fetch adapter hands back the Request, whose mode says.
+ */
+function followedRedirect(error: unknown): boolean | undefined {
+  if (!(error instanceof AxiosError)) return undefined;
+  const request = error.request as { _redirectCount?: unknown; redirect?: unknown; getHeader?: unknown };
+  if (typeof request?._redirectCount === 'number') return request._redirectCount > 0;
+  if (typeof request?.redirect === 'string') return request.redirect === 'follow' ? undefined : false;
+  if (error.config?.maxRedirects === 0 && typeof request?.getHeader === 'function') return false;
+  return undefined;
+}
+
 async function runRequest(
   instance: AxiosInstance,
   original: AxiosAdapter,
@@ -495,6 +509,7 @@ async function runRequest(
         const error = failure(answered);
         return error && asReceivedError(error);
       },
+      redirected: followedRedirect,
       discard({ response }) {
         // A streamed body holds its socket until consumed or destroyed.
         const data = response.data as { destroy?: () => void } | undefined;

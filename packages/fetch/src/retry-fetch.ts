@@ -163,6 +163,13 @@ class FetchExchange implements HttpExchange<Response> {
     // Cancelling the body frees the connection for the next attempt.
     if (response.body && !response.bodyUsed) response.body.cancel().catch(() => {});
   }
+
+  redirected(): boolean | undefined {
+    // fetch never says which hop failed: only a request that follows no redirect is known to have
+    // failed on its first (a refused connection then proves it was never sent).
+    const mode = this.init.redirect ?? this.request?.redirect;
+    return mode === 'manual' || mode === 'error' ? false : undefined;
+  }
 }
 
 /**

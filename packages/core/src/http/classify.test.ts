@@ -16,6 +16,9 @@ const undici = (code: string) =>
   new TypeError('fetch failed', { cause: coded(code, `connect ${code} 127.0.0.1:9`) });
 
 describe('classifyTransportError', () => {
+  /** The request's own first hop, as an adapter that saw no redirect reports it. */
+  const firstHop = { url: 'http://127.0.0.1:9/x', redirected: false } as const;
+
   it.each([
     ['ECONNREFUSED', undici('ECONNREFUSED')],
     ['ENOTFOUND', undici('ENOTFOUND')],
@@ -23,8 +26,46 @@ describe('classifyTransportError', () => {
     ['UND_ERR_CONNECT_TIMEOUT', undici('UND_ERR_CONNECT_TIMEOUT')],
     ['EHOSTUNREACH', undici('EHOSTUNREACH')],
     ['ECONNREFUSED', coded('ECONNREFUSED')],
-  ])('says %s never reached the server (not-sent)', (code, error) => {
-    expect(classifyTransportError(error)).toEqual({ phase: 'not-sent', code });
+  ])('says %s on the first hop never reached the server (not-sent)', (code, error) => {
+    expect(classifyTransportError(error, firstHop)).toEqual({ phase: 'not-sent', code });
+  });
+
+  it.each([
+    ['no hop given', undefined],
+    ['a redirect followed', { url: 'http://127.0.0.1:9/x', redirected: true }],
+    ["a client that can't tell", { url: 'http://127.0.0.1:9/x', redirected: undefined }],
+  ])('says a refused connection may have come after the server processed it (%s): unknown', (_, hop) => {
+    expect(classifyTransportError(undici('ECONNREFUSED'), hop)).toEqual({
+      phase: 'unknown',
+      code: 'ECONNREFUSED',
+    });
+  });
+
+  it('says a refusal by another port or host than the request URL is no proof (unknown)', () => {
+    const refused = (address: string, port: number) =>
+      new TypeError('fetch failed', {
+        cause: Object.assign(new Error(`connect ECONNREFUSED ${address}:${port}`), {
+          code: 'ECONNREFUSED',
+          address,
+          port,
+        }),
+      });
+    const hop = { url: 'http://127.0.0.1:8080/orders', redirected: false };
+    expect(classifyTransportError(refused('127.0.0.1', 8080), hop)?.phase).toBe('not-sent');
+    expect(classifyTransportError(refused('127.0.0.1', 9), hop)?.phase).toBe('unknown');
+    expect(classifyTransportError(refused('127.0.0.2', 8080), hop)?.phase).toBe('unknown');
+    // A name's addresses are not known here: only the port is compared.
+    expect(
+      classifyTransportError(refused('10.1.2.3', 443), { url: 'https://api.example/x', redirected: false })
+        ?.phase,
+    ).toBe('not-sent');
+    const lookup = Object.assign(new Error('getaddrinfo ENOTFOUND other.example'), {
+      code: 'ENOTFOUND',
+      hostname: 'other.example',
+    });
+    expect(classifyTransportError(lookup, { url: 'https://api.example/x', redirected: false })?.phase).toBe(
+      'unknown',
+    );
   });
 
   it.each([
@@ -49,7 +90,7 @@ describe('classifyTransportError', () => {
     const deep = new TypeError('fetch failed', {
       cause: new Error('wrapper', { cause: coded('ECONNREFUSED') }),
     });
-    expect(classifyTransportError(deep)).toEqual({ phase: 'not-sent', code: 'ECONNREFUSED' });
+    expect(classifyTransportError(deep, firstHop)).toEqual({ phase: 'not-sent', code: 'ECONNREFUSED' });
     const deepReset = new Error('outer', { cause: new Error('middle', { cause: coded('ECONNRESET') }) });
     expect(classifyTransportError(deepReset)).toEqual({ phase: 'unknown', code: 'ECONNRESET' });
   });

@@ -7,8 +7,8 @@ export interface TransportFailure {
   readonly code?: string;
 }
 
-// The request never left this host: no connection, no route, no name (seed 001's "no route":
-// safe to retry whatever the method).
+// The attempt never left this host: no connection, no route, no name (seed 001's "no route": safe
+// to retry whatever the method) — when it is the request's own first hop (see classifyTransportError).
 const NOT_SENT = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -65,15 +65,62 @@ function isFetchRefusal(error: unknown, codes: readonly string[]): boolean {
   return typeof message === 'string' && FETCH_REFUSALS.includes(message.toLowerCase());
 }
 
-function codesOf(error: unknown): string[] {
-  const codes: string[] = [];
+/** The error and its causes, outermost first (at most five deep: a cycle must not hang us). */
+function chainOf(error: unknown): object[] {
+  const chain: object[] = [];
   let current: unknown = error;
   for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const { code } = current as { code?: unknown };
-    if (typeof code === 'string') codes.push(code);
+    chain.push(current);
     current = (current as { cause?: unknown }).cause;
   }
+  return chain;
+}
+
+function codesOf(chain: readonly object[]): string[] {
+  const codes: string[] = [];
+  for (const link of chain) {
+    const { code } = link as { code?: unknown };
+    if (typeof code === 'string') codes.push(code);
+  }
   return codes;
+}
+
+/**
+ * The request an attempt was for, as far as its client can say where the attempt failed: `url`
+ * is the request's own, `redirected` whether the client followed a redirect before failing —
+ * `false` only when it provably did not (fetch with `redirect: 'manual'` or `'error'`, axios's
+ * hop count), `undefined` when it cannot tell.
+ */
+export interface FirstHop {
+  readonly url: string;
+  readonly redirected: boolean | undefined;
+}
+
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443' };
+
+/**
+ * Whether what the error says it failed to reach (the `port`, `address` or `hostname` Node puts on
+ * a connect or lookup error) is the request URL's own host and port. Only a field that is there is
+ * compared; an address is compared only with an IP literal (a name's addresses are not known here).
+ */
+function failedOnHost(chain: readonly object[], url: string): boolean {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return false;
+  }
+  const port = target.port || DEFAULT_PORTS[target.protocol];
+  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const literal = host.includes(':') || /^[\d.]+$/.test(host);
+  for (const link of chain) {
+    const { port: failedPort, address, hostname } = link as Record<string, unknown>;
+    if ((typeof failedPort === 'number' || typeof failedPort === 'string') && String(failedPort) !== port)
+      return false;
+    if (literal && typeof address === 'string' && address.toLowerCase() !== host) return false;
+    if (typeof hostname === 'string' && hostname.toLowerCase() !== host) return false;
+  }
+  return true;
 }
 
 /**
@@ -81,11 +128,20 @@ function codesOf(error: unknown): string[] {
  * invalid URL, a bug in a hook): such errors are never retried. Works across clients: undici's
  * `TypeError('fetch failed', { cause })`, node's `ECONNRESET`, axios's `ECONNABORTED`/`ERR_NETWORK`,
  * and the browsers' opaque `TypeError`.
+ *
+ * A "never reached" code (`ECONNREFUSED`, `ENOTFOUND` …) proves `not-sent` only for the request's
+ * own first hop (DESIGN §4): a client that follows a 303 or 307 to a host that refuses reports the
+ * same code after the first server processed the request. So it is `not-sent` only when `hop` says
+ * no redirect was followed and the error names no other host or port; otherwise `unknown`.
  */
-export function classifyTransportError(error: unknown): TransportFailure | undefined {
-  const codes = codesOf(error);
+export function classifyTransportError(error: unknown, hop?: FirstHop): TransportFailure | undefined {
+  const chain = chainOf(error);
+  const codes = codesOf(chain);
   const notSent = codes.find((code) => NOT_SENT.has(code));
-  if (notSent) return { phase: 'not-sent', code: notSent };
+  if (notSent) {
+    const proven = hop !== undefined && hop.redirected === false && failedOnHost(chain, hop.url);
+    return { phase: proven ? 'not-sent' : 'unknown', code: notSent };
+  }
   const unknown = codes.find((code) => UNKNOWN.has(code));
   if (unknown) return { phase: 'unknown', code: unknown };
   const message =

@@ -91,3 +91,17 @@ export function formatIdempotencyKey(key: string, format: IdempotencyKeyFormat):
   if (format === 'raw') return key;
   return `"${key.replace(/[\\"]/g, (char) => `\\${char}`)}"`;
 }
+
+/**
+ * Whether a caller's idempotency key header holds a key. An empty or blank value, or an empty
+ * sf-string (`""`), is no key (DESIGN §6): a server cannot deduplicate on it, so it must not make a
+ * POST retryable.
+ */
+export function isKey(value: string | undefined): value is string {
+  if (value === undefined) return false;
+  const trimmed = value.trim();
+  return trimmed !== '' && trimmed !== '""';
+}
+
+/** The caller's key when it is one ({@link isKey}), `undefined` when it is absent or blank. */
+export const keyOf = (value: string | undefined): string | undefined => (isKey(value) ? value : undefined);

@@ -74,6 +74,8 @@ interface Init {
   replayable?: boolean;
   options?: HttpRetryOptions;
   start?: number;
+  /** What the client says of redirects before a failed send (its `redirected`). @default not said */
+  redirected?: boolean;
 }
 
 /**
@@ -113,6 +115,7 @@ function setup(script: readonly Step[], init: Init = {}) {
     discard: (response) => {
       discarded.push(response);
     },
+    ...(init.redirected === undefined ? {} : { redirected: () => init.redirected }),
   };
   const run = observe(runHttpRequest(exchange));
   const finish = async () => {
@@ -586,8 +589,8 @@ describe('runHttpRequest', () => {
     });
 
     it.each([
-      ['POST', 'ECONNREFUSED (not-sent)', 2, undici('ECONNREFUSED')],
-      ['POST', 'ENOTFOUND (not-sent)', 2, undici('ENOTFOUND')],
+      ['POST', 'ECONNREFUSED on its first hop (not-sent)', 2, undici('ECONNREFUSED')],
+      ['POST', 'ENOTFOUND on its first hop (not-sent)', 2, undici('ENOTFOUND')],
       ['GET', 'ECONNRESET (unknown)', 2, undici('ECONNRESET')],
       ['PUT', 'UND_ERR_SOCKET (unknown)', 2, undici('UND_ERR_SOCKET')],
       ['GET', "Chromium's opaque TypeError (unknown)", 2, new TypeError('Failed to fetch')],
@@ -595,11 +598,23 @@ describe('runHttpRequest', () => {
       ['PATCH', "Safari's opaque TypeError (unknown)", 1, new TypeError('Load failed')],
     ])('%s after %s: %d send(s)', async (method, _what, expectedSends, error) => {
       const script = [fail(error), res(200)];
-      const { sends, finish } = setup(script, { method });
+      const { sends, finish } = setup(script, { method, redirected: false });
       const state = await finish();
       expect(sends).toHaveLength(expectedSends);
       if (expectedSends === 1) expect(state.error).toBe(error);
       else expect(state.value?.response).toBe(script[1]);
+    });
+
+    it('does not retry a POST refused after a redirect, or where the client cannot tell (unknown)', async () => {
+      for (const redirected of [true, undefined]) {
+        const error = undici('ECONNREFUSED');
+        const { sends, finish } = setup([fail(error), res(200)], {
+          method: 'POST',
+          ...(redirected === undefined ? {} : { redirected }),
+        });
+        expect((await finish()).error).toBe(error);
+        expect(sends).toHaveLength(1);
+      }
     });
 
     it('retries an unknown-phase failure of a keyed POST', async () => {
@@ -967,6 +982,7 @@ describe('runHttpRequest', () => {
     const events: RetrylineEvent[] = [];
     const { finish } = setup([fail(undici('ECONNREFUSED')), res(200)], {
       method: 'POST',
+      redirected: false,
       options: { onEvent: (event) => events.push(event) },
     });
     await finish();

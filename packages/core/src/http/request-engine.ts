@@ -32,6 +32,8 @@ import { type HeadersLike, headerValue } from './headers';
 import {
   headerName,
   type IdempotencyKeyOption,
+  isKey,
+  keyOf,
   type KeyedRequest,
   newIdempotencyKey,
   resolveIdempotencyKey,
@@ -144,6 +146,14 @@ export interface HttpExchange<R> {
     readonly statusText?: string;
     readonly headers: HeadersLike;
   };
+  /**
+   * Whether the client followed a redirect before the send failed with `error`: `false` only when
+   * it provably did not (the request's own first hop failed), `true` when it did, `undefined` when
+   * it cannot tell. A refused connection or failed lookup proves the request was never sent only
+   * on its first hop (a 303 to a host that refuses comes after the server processed a POST), so
+   * without a `false` here it counts as `unknown`. @default cannot tell
+   */
+  redirected?(error: unknown): boolean | undefined;
   /** Frees a response that will not be returned (cancels its body so the socket is released). */
   discard(response: R): void;
   /** Whether a response is a failure (axios: it failed `validateStatus`). @default status ≥ 400 */
@@ -569,7 +579,8 @@ async function runLoop<R>(
   };
   // The key is chosen once, before the first attempt, and sent unchanged on every attempt.
   const nonIdempotent = !IDEMPOTENT_METHODS.includes(method);
-  const callerKey = key ? callerHeaders()[key.header.toLowerCase()] : undefined;
+  // An empty or blank key is no key (DESIGN §6): the request is unkeyed, and the option adds one.
+  const callerKey = key ? keyOf(callerHeaders()[key.header.toLowerCase()]) : undefined;
   const added: Record<string, string> = {};
   if (key && nonIdempotent && callerKey === undefined) {
     added[key.header] = newIdempotencyKey(key, { method, url: exchange.url });
@@ -579,7 +590,7 @@ async function runLoop<R>(
   const isKeyed = () =>
     key !== undefined
       ? callerKey !== undefined || added[key.header] !== undefined
-      : headerValue(callerHeaders(), 'idempotency-key') !== undefined;
+      : isKey(headerValue(callerHeaders(), 'idempotency-key'));
 
   // The headers this attempt adds, worked out once per attempt (for `attempt-start` and the send).
   let attemptHeaders: Record<string, string> = added;
@@ -612,6 +623,8 @@ async function runLoop<R>(
     return attemptHeaders;
   };
   const guarded = anyGuard(guards);
+  const classifyFailure = (error: unknown) =>
+    classifyTransportError(error, { url: exchange.url, redirected: exchange.redirected?.(error) });
 
   const emit = createEmitter(onEvent, idOf, policy.clock);
   const hooks = guarded ? guardHooks(guards, { key: guardKey, policy, emit, label }) : undefined;
@@ -696,7 +709,7 @@ async function runLoop<R>(
       if (!outcome.ok) {
         lastStatus = undefined;
         // An attempt that ran out of `timeout` may have reached the server.
-        const failure = timedOut ? { phase: 'unknown' as const } : classifyTransportError(outcome.error);
+        const failure = timedOut ? { phase: 'unknown' as const } : classifyFailure(outcome.error);
         if (!failure) return { action: 'throw', error: outcome.error };
         const classified = classify(context, {
           phase: failure.phase,
@@ -736,7 +749,7 @@ async function runLoop<R>(
       }
       // A timeout may have reached the server; an error that is no transport failure (a bug) has no phase.
       if (isRetrylineError(outcome.error, 'AttemptTimeoutError')) return { phase: 'unknown' };
-      const failure = classifyTransportError(outcome.error);
+      const failure = classifyFailure(outcome.error);
       if (!failure) return {};
       return { phase: failure.phase, ...(failure.code ? { code: failure.code } : {}) };
     },
