@@ -283,6 +283,40 @@ export function keepFollowing(
   );
 }
 
+/** Calls `stop` once `value` is collected (a timer bound to a response nobody reads any more). */
+function keepUntilCollected(value: unknown, stop: () => void): void {
+  if ((typeof value === 'object' && value !== null) || typeof value === 'function') {
+    keptLinks.register(value, stop);
+  }
+}
+
+/**
+ * Aborts `target` (the controller the returned response was sent with) at the deadline, `left` ms
+ * from now, so a body read past it rejects as under `AbortSignal.timeout`. Made here, not in the
+ * loop: a closure made there would hold the loop's scope. Returns the timer's cancel, or nothing
+ * when the deadline has passed already (`target` is aborted at once).
+ */
+function expireBody(
+  clock: Clock,
+  left: number,
+  target: { abort(reason: unknown): void },
+  label: string,
+  deadline: number,
+  { attempts, totalDelay }: RetryState,
+): (() => void) | undefined {
+  const expire = () =>
+    target.abort(
+      new DeadlineExceededError(`${label} exceeded its ${deadline} ms deadline while its response was read`, {
+        attempts,
+        totalDelay,
+        deadline,
+      }),
+    );
+  if (left > 0) return startTimer(clock, left, expire, true);
+  expire();
+  return undefined;
+}
+
 /**
  * The state with another attempt count, written out field by field: V8 (Node 20) builds
  * `{ ...state, attempts }` on a slow path that cost some 0.6 µs an attempt.
@@ -407,6 +441,21 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       ),
     );
   }
+
+  /**
+   * What the request resolves with may still be read (a response's body, DESIGN §6): the caller's
+   * abort keeps reaching the controller it was sent with, and so does the deadline, now on a
+   * timer that holds no process open and goes when the value is collected.
+   */
+  const handOver = (value: V, sentWith: { abort(reason: unknown): void } | undefined) => {
+    if (!spec.outlives || sentWith === undefined) return;
+    if (signal) keepFollowing(value, signal, sentWith);
+    if (cancelDeadline === undefined || policy.deadline === undefined) return;
+    cancelDeadline();
+    cancelDeadline = undefined;
+    const expiry = expireBody(clock, deadlineAt - clock.now(), sentWith, label, policy.deadline, state);
+    if (expiry) keepUntilCollected(value, expiry);
+  };
 
   // The request was aborted (by the caller or the deadline): report it and return the reason.
   const abortedAs = (): RequestOutcome => (signal?.aborted ? 'aborted' : 'deadline');
@@ -560,8 +609,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       if (verdict.action === 'return') {
         const final = verdict.outcome ?? 'success';
         // The controller the last attempt was sent with keeps following the caller's abort.
-        const sentWith = control ?? (made ? undefined : request);
-        if (spec.outlives && signal && sentWith) keepFollowing(verdict.value, signal, sentWith);
+        handOver(verdict.value, control ?? (made ? undefined : request));
         end(final);
         return {
           value: verdict.value,
@@ -602,6 +650,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           (decision.reason === 'retries' || decision.reason === 'max-delay') &&
           verdict.fallback !== undefined
         ) {
+          handOver(verdict.fallback, control ?? (made ? undefined : request));
           end('exhausted');
           return {
             value: verdict.fallback,

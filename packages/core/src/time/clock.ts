@@ -53,14 +53,17 @@ export const systemClock: Clock = {
 const CANCELLED = 'cancelled';
 
 /**
- * Runs `fire` after `ms` unless the returned function is called first. On the real clock this is
+ * Runs `fire` after `ms` unless the returned function is called first (`unref`: without holding a
+ * Node process open for it). On the real clock this is
  * a plain timer: a sleep cancelled through an AbortController costs a controller and an abort
  * event, some 20 µs a request in Node, where clearTimeout costs nothing. Any other clock (a
  * virtual one in tests, a caller's own) is asked through its `sleep`, as before.
  */
-export function startTimer(clock: Clock, ms: number, fire: () => void): () => void {
+export function startTimer(clock: Clock, ms: number, fire: () => void, unref = false): () => void {
   if (clock === systemClock && ms <= MAX_TIMER_DELAY) {
     const timer = setTimeout(fire, ms);
+    // A timer that only bounds what the caller may still do (read a body) must not keep Node alive.
+    if (unref) (timer as { unref?: () => void }).unref?.();
     return () => clearTimeout(timer);
   }
   const cancel = new AbortController();
