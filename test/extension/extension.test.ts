@@ -29,6 +29,8 @@ const EXTENSION = fileURLToPath(new URL('../../extension/dist/chrome/', import.m
 const OUTPUT = fileURLToPath(new URL('../../test-output/', import.meta.url));
 
 let server: FaultServer;
+/** The fixture page's script, bundled once: a frame of another origin loads it too. */
+let fixtureScript: string;
 let context: BrowserContext;
 let page: Page;
 let extensionId: string;
@@ -60,7 +62,8 @@ beforeAll(async () => {
     target: 'chrome120',
     conditions: ['@retryline/source', 'browser'],
   });
-  server.static('/app.js', bundle.outputFiles[0]?.text ?? '', 'text/javascript');
+  fixtureScript = bundle.outputFiles[0]?.text ?? '';
+  server.static('/app.js', fixtureScript, 'text/javascript');
   server.static('/', '<!doctype html><title>fixture</title><script src="/app.js"></script>', 'text/html');
   context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'retryline-ext-')), {
     executablePath: CHROMIUM,
@@ -197,6 +200,72 @@ describe('the Retryline extension in Chromium', () => {
     expect(stored).not.toContain('page-secret');
     expect(stored).not.toContain('forged-oversize');
     await panel.close();
+  }, 30_000);
+
+  it("keeps a cross-origin frame's events under the page's request id out of the page's row", async () => {
+    // Another loopback port is another origin: the frame is an ad or a widget that learnt the id.
+    const other = await startFaultServer();
+    try {
+      other.static('/app.js', fixtureScript, 'text/javascript');
+      other.static(
+        '/frame.html',
+        '<!doctype html><title>frame</title><script src="/app.js"></script>',
+        'text/html',
+      );
+      server.script('/shared-id', [{ status: 503 }, { status: 503 }]);
+      const id = 'checkout-42';
+      expect(
+        await page.evaluate(
+          ([base, requestId]) =>
+            (
+              window as never as { fixture: { failWithId(b: string, r: string): Promise<string> } }
+            ).fixture.failWithId(base, requestId),
+          [server.url, id] as const,
+        ),
+      ).toBe('503');
+
+      await page.evaluate(
+        (src) =>
+          new Promise<void>((resolve) => {
+            const iframe = document.createElement('iframe');
+            iframe.src = src;
+            iframe.onload = () => resolve();
+            document.body.append(iframe);
+          }),
+        `${other.url}/frame.html`,
+      );
+      const frame = page.frames().find((f) => f.url().startsWith(other.url));
+      if (!frame) throw new Error('the cross-origin frame did not load');
+      await frame.waitForFunction(() => 'fixture' in window);
+      await frame.evaluate(
+        (requestId) => (window as never as { fixture: { claim(r: string): void } }).fixture.claim(requestId),
+        id,
+      );
+
+      const panel = await openPanel();
+      const shared = panel.locator(`[data-testid="request-row"][data-request-id="${id}"]`);
+      await expect.poll(() => shared.count(), { timeout: 10_000 }).toBe(2);
+      const seen = await shared.evaluateAll((elements) =>
+        elements.map((e) => [e.getAttribute('data-source'), /rl-row--(\S+)/.exec(e.className)?.[1]]),
+      );
+      expect(seen).toEqual([
+        [server.url, 'exhausted'],
+        [other.url, 'success'],
+      ]);
+      // The page's row is still the page's request: its two 503s, its URL.
+      const pageRow = shared.first();
+      expect(await pageRow.locator('[data-testid="attempt-bar"]').count()).toBe(2);
+      expect(await pageRow.textContent()).toContain('/shared-id');
+      await pageRow.click();
+      expect(await panel.locator('[data-testid="detail-outcome"]').textContent()).toMatch(/exhausted/i);
+      expect(await panel.locator('[data-testid="detail-source"]').textContent()).toBe(server.url);
+      await panel.close();
+    } finally {
+      await page.evaluate(() => {
+        for (const iframe of document.querySelectorAll('iframe')) iframe.remove();
+      });
+      await other.close();
+    }
   }, 30_000);
 
   it('loses no request when the service worker is killed; Preserve log keeps rows across a reload; Clear empties them', async () => {

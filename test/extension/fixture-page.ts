@@ -32,6 +32,44 @@ async function run(base: string) {
   };
 }
 
+/**
+ * A request whose id the caller chose (`requestId`), so that another frame may know it: two
+ * attempts, both answered 503 by the script, so it ends exhausted.
+ */
+async function failWithId(base: string, requestId: string): Promise<string> {
+  const api = retryFetch({ ...fast, retry: 1, requestId });
+  return settle(api(`${base}/shared-id`));
+}
+
+/**
+ * What a frame of another origin that knows the page's request id can do: push, through this
+ * frame's devtools hook as core would, a successful end under that id.
+ */
+function claim(requestId: string): void {
+  const hook = (globalThis as unknown as Record<symbol, { push(event: unknown): void } | undefined>)[
+    Symbol.for('retryline.devtools')
+  ];
+  if (!hook) throw new Error('the extension defined no devtools hook in this frame');
+  const t = Date.now();
+  const common = { v: 1, requestId, t, status: 200 };
+  hook.push({
+    ...common,
+    type: 'attempt-end',
+    attempt: 2,
+    outcome: 'success',
+    duration: 5,
+    phase: 'response',
+  });
+  hook.push({
+    ...common,
+    type: 'request-end',
+    outcome: 'success',
+    attempts: 2,
+    totalDelay: 30,
+    duration: 40,
+  });
+}
+
 /** Posts what a hostile page might, straight at the relay. */
 function forge(kind: string): void {
   const event = {
@@ -84,4 +122,4 @@ function flood(requestId: string, count: number): void {
   post(events);
 }
 
-(window as unknown as { fixture: unknown }).fixture = { run, forge, ordinary, flood };
+(window as unknown as { fixture: unknown }).fixture = { run, failWithId, claim, forge, ordinary, flood };

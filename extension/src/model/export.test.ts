@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TimelineEntry } from '../shared/protocol';
 import { type Har, parseImport, RETRYLINE_VERSION, rowEvents, toHar, toRecording } from './export';
-import { API, ev, ORIGIN, scenario } from './fixtures';
+import { API, crossFrameScenario, ev, FRAME_ORIGIN, ORIGIN, scenario } from './fixtures';
 import { foldTimeline, type Timeline } from './timeline';
 
 function imported(text: string): TimelineEntry[] {
@@ -184,6 +184,53 @@ describe('export → import round trip', () => {
     const timeline = foldTimeline(entries);
     const text = JSON.stringify(toHar(timeline));
     expect(shown(foldTimeline(imported(text)))).toEqual(shown(timeline));
+  });
+
+  it('keeps two frames’ requests under one id apart, through JSON and through HAR', () => {
+    const timeline = foldTimeline(crossFrameScenario());
+    const outcomes = (t: Timeline) => t.rows.map((row) => [row.source, row.requestId, row.outcome]);
+    const expected = [
+      [ORIGIN, 'shared', 'exhausted'],
+      [FRAME_ORIGIN, 'shared', 'success'],
+    ];
+    expect(outcomes(timeline)).toEqual(expected);
+    const json = JSON.stringify(toRecording(crossFrameScenario(), 'tab 1'));
+    expect(shown(foldTimeline(imported(json)))).toEqual(shown(timeline));
+    const har = JSON.stringify(toHar(timeline));
+    expect(outcomes(foldTimeline(imported(har)))).toEqual(expected);
+    expect(shown(foldTimeline(imported(har)))).toEqual(shown(timeline));
+  });
+
+  it('reads exports older than frame origins: a HAR without source, entries without origin', () => {
+    const timeline = foldTimeline(scenario());
+    const har = toHar(timeline) as unknown as {
+      log: { entries: { _retry: { request: { source?: string } } }[]; _retry: Record<string, unknown[]> };
+    };
+    for (const entry of har.log.entries) delete entry._retry.request.source;
+    for (const key of ['rows', 'lanes'] as const) {
+      for (const item of har.log._retry[key] as { source?: string }[]) delete item.source;
+    }
+    const fromHar = foldTimeline(imported(JSON.stringify(har)));
+    expect(fromHar.rows.map((row) => [row.requestId, row.source, row.attempts.length, row.outcome])).toEqual(
+      timeline.rows.map((row) => [row.requestId, 'import', row.attempts.length, row.outcome]),
+    );
+    expect(fromHar.lanes.map((lane) => [lane.key, lane.source, lane.breaker.length])).toEqual([
+      [API, 'import', 2],
+    ]);
+
+    const entries = scenario().map((entry) => {
+      if (entry.type !== 'event') return entry;
+      const { origin: _, ...rest } = entry;
+      return rest;
+    });
+    const recording = JSON.stringify({ format: 'retryline-recording', version: 1, entries });
+    const fromJson = foldTimeline(imported(recording));
+    expect(fromJson.rows.map((row) => [row.requestId, row.source])).toEqual([
+      ['r1', 'import'],
+      ['r2', 'import'],
+      ['r3', 'import'],
+    ]);
+    expect(fromJson.rows.map((row) => row.attempts)).toEqual(timeline.rows.map((row) => row.attempts));
   });
 
   it('reads a HAR that has only the basic _retry fields', () => {

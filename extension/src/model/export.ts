@@ -19,6 +19,7 @@ import {
 } from '@retryline/core';
 // A named import, so bundles take the version alone (esbuild tree-shakes JSON properties).
 import { version as packageVersion } from '../../package.json';
+import { frameKey } from '../shared/frame-key';
 import type { TimelineEntry, Truncation } from '../shared/protocol';
 import { validateEvent } from '../shared/schema';
 import type {
@@ -129,7 +130,10 @@ export interface HarGuardWait {
 export interface HarRequestSummary {
   /** The row's position, so an import keeps the order. */
   readonly index: number;
-  /** The origin of the page or process the events came from. */
+  /**
+   * The origin of the frame or process the events came from: with `requestId`, what identifies
+   * the request (two frames may use one id). Absent from older exports: read as `"import"`.
+   */
   readonly source: string;
   /** Whether the request's start was recorded (`start` is otherwise inferred). */
   readonly complete: boolean;
@@ -207,6 +211,8 @@ export interface HarLogRetry {
   readonly navigations: readonly NavigationMark[];
   readonly lanes: readonly {
     readonly key: string;
+    /** The frame's origin whose breaker and budget these are (absent from older exports). */
+    readonly source: string;
     readonly breaker: readonly {
       readonly t: number;
       readonly from: BreakerStateName;
@@ -261,6 +267,7 @@ export function toHar(timeline: Timeline, version: string = RETRYLINE_VERSION): 
         navigations: timeline.navigations.map((mark) => ({ ...mark, url: redactUrl(mark.url) })),
         lanes: timeline.lanes.map((lane) => ({
           key: lane.key,
+          source: lane.source,
           breaker: lane.breaker.map(({ t, from, to }) => ({ t, from, to })),
           budget: lane.budget.map(({ t, remaining, allowed }) => ({ t, remaining, allowed })),
         })),
@@ -544,6 +551,9 @@ function readEntries(values: readonly unknown[], format: 'recording' | 'events')
 
 const MAX_TEXT = 2048;
 
+/** The origin of imported events whose file does not say which frame sent them. */
+const IMPORT_ORIGIN = 'import';
+
 function readEntry(value: unknown): TimelineEntry | undefined {
   if (!isRecord(value)) return undefined;
   const type = own(value, 'type');
@@ -555,14 +565,16 @@ function readEntry(value: unknown): TimelineEntry | undefined {
   }
   if (type === 'event') {
     const event = readEvent(own(value, 'event'));
-    const origin = own(value, 'origin');
+    // An entry without an origin (written by hand, or by an older tool) is the import's own, as
+    // bare events are: its rows are still kept apart from every origin's.
+    const origin = own(value, 'origin') ?? IMPORT_ORIGIN;
     if (!event || typeof origin !== 'string' || origin.length > MAX_TEXT) return undefined;
     const truncated = readTruncation(own(value, 'truncated'));
     return truncated ? { type: 'event', event, origin, truncated } : { type: 'event', event, origin };
   }
   // A bare event (a log of `onEvent` calls).
   const event = readEvent(value);
-  return event ? { type: 'event', event, origin: 'import' } : undefined;
+  return event ? { type: 'event', event, origin: IMPORT_ORIGIN } : undefined;
 }
 
 /** One event through the worker's schema, with times a Date can show. */
@@ -582,10 +594,11 @@ function isTime(t: unknown): t is number {
   return typeof t === 'number' && Number.isFinite(t) && Math.abs(t) <= MAX_DATE;
 }
 
+/** One request's events as a HAR import gathers them: by its source and id ({@link frameKey}). */
 interface Group {
   readonly requestId: string;
   readonly order: number;
-  source: string;
+  readonly source: string;
   summarised: boolean;
   truncated?: Truncation;
   readonly events: RetrylineEvent[];
@@ -601,10 +614,11 @@ function readHar(log: object): ImportResult {
   const groups = new Map<string, Group>();
   let seen = 0;
   const groupFor = (requestId: string, order: number, source: string): Group => {
-    let group = groups.get(requestId);
+    const key = frameKey(source, requestId);
+    let group = groups.get(key);
     if (!group) {
       group = { requestId, order, source, summarised: false, events: [] };
-      groups.set(requestId, group);
+      groups.set(key, group);
     }
     return group;
   };
@@ -629,7 +643,7 @@ function readHar(log: object): ImportResult {
     for (const raw of rows) {
       if (!isRecord(raw)) continue;
       const index = own(raw, 'index');
-      const source = text(own(raw, 'source')) ?? 'import';
+      const source = text(own(raw, 'source')) ?? IMPORT_ORIGIN;
       for (const value of arrayOf(own(raw, 'events'))) {
         const event = readEvent(value);
         if (!event) {
@@ -658,6 +672,7 @@ function readHar(log: object): ImportResult {
     for (const lane of arrayOf(own(extra, 'lanes'))) {
       if (!isRecord(lane)) continue;
       const key = own(lane, 'key');
+      const source = text(own(lane, 'source')) ?? IMPORT_ORIGIN;
       const candidates = [
         ...arrayOf(own(lane, 'breaker')).map((x) => ({
           type: 'breaker-state',
@@ -670,7 +685,7 @@ function readHar(log: object): ImportResult {
       ];
       for (const candidate of candidates) {
         const event = readEvent({ v: 1, requestId: `lane:${String(key)}`, key, ...candidate });
-        if (event) laneEvents.push({ type: 'event', event, origin: 'import' });
+        if (event) laneEvents.push({ type: 'event', event, origin: source });
       }
     }
   }
@@ -734,7 +749,7 @@ function readHarEntry(
   if (!isTime(start)) return false;
 
   const index = summary ? own(summary, 'index') : undefined;
-  const source = (summary && text(own(summary, 'source'))) ?? 'import';
+  const source = (summary && text(own(summary, 'source'))) ?? IMPORT_ORIGIN;
   const group = groupFor(requestId, typeof index === 'number' ? index : position, source);
   const candidates: unknown[] = [];
   const common = { v: 1, requestId };

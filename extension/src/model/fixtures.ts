@@ -139,6 +139,65 @@ export function scenario(): TimelineEntry[] {
   ];
 }
 
+/** The origin of a cross-origin frame (an ad, a widget) in the page of {@link ORIGIN}. */
+export const FRAME_ORIGIN = 'https://widget.example';
+
+/**
+ * The page's request `shared` fails (a 503, then exhausted) while its breaker for the API opens;
+ * then a cross-origin frame that knows the id (a caller-chosen `requestId`, or one it was sent
+ * through `requestIdHeader`) sends a success under it, and a breaker of its own closing. What the
+ * frame sends must stay the frame's: the page's row stays failed, its lane open.
+ */
+export function crossFrameScenario(): TimelineEntry[] {
+  const fromFrame = (entry: EventEntry): EventEntry => ({ ...entry, origin: FRAME_ORIGIN });
+  return [
+    ev('shared', { type: 'request-start', t: 1000, client: 'fetch', method: 'POST', url: `${API}/pay` }),
+    ev('shared', { type: 'attempt-start', t: 1000, attempt: 1 }),
+    ev('shared', {
+      type: 'attempt-end',
+      t: 1050,
+      attempt: 1,
+      outcome: 'error',
+      duration: 50,
+      phase: 'response',
+      status: 503,
+    }),
+    ev('shared', { type: 'breaker-state', t: 1050, key: API, from: 'closed', to: 'open' }),
+    ev('shared', {
+      type: 'request-end',
+      t: 1050,
+      outcome: 'exhausted',
+      attempts: 1,
+      totalDelay: 0,
+      duration: 50,
+      status: 503,
+    }),
+    fromFrame(
+      ev('shared', {
+        type: 'attempt-end',
+        t: 1100,
+        attempt: 1,
+        outcome: 'success',
+        duration: 10,
+        phase: 'response',
+        status: 200,
+      }),
+    ),
+    fromFrame(
+      ev('shared', {
+        type: 'request-end',
+        t: 1100,
+        outcome: 'success',
+        attempts: 1,
+        totalDelay: 0,
+        duration: 10,
+        status: 200,
+      }),
+    ),
+    fromFrame(ev('shared', { type: 'breaker-state', t: 1100, key: API, from: 'open', to: 'closed' })),
+  ];
+}
+
 /** `count` finished requests, each with two attempts (503 then 200) and a backoff between. */
 export function manyRequests(count: number): TimelineEntry[] {
   const entries: TimelineEntry[] = [];

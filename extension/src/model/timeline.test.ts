@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API, ev, ORIGIN, scenario } from './fixtures';
+import { API, crossFrameScenario, ev, FRAME_ORIGIN, ORIGIN, scenario } from './fixtures';
 import { appendTimeline, attemptClass, emptyTimeline, foldTimeline, splitUrl } from './timeline';
 
 describe('foldTimeline', () => {
@@ -105,6 +105,7 @@ describe('foldTimeline', () => {
     expect(timeline.lanes).toEqual([
       {
         key: API,
+        source: ORIGIN,
         breaker: [
           { key: API, t: 3700, from: 'closed', to: 'open' },
           { key: API, t: 8700, from: 'open', to: 'half-open' },
@@ -174,6 +175,62 @@ describe('foldTimeline', () => {
   it('treats an empty header map as none', () => {
     const [row] = foldTimeline([ev('x', { type: 'attempt-start', t: 5, attempt: 1, headers: {} })]).rows;
     expect(row?.attempts[0]).not.toHaveProperty('requestHeaders');
+  });
+});
+
+describe('events of two frames under one request id', () => {
+  const brief = (timeline: ReturnType<typeof foldTimeline>) =>
+    timeline.rows.map((row) => ({
+      source: row.source,
+      requestId: row.requestId,
+      outcome: row.outcome,
+      status: row.status,
+      attempts: row.attempts.map((a) => [a.n, a.outcome, a.status]),
+    }));
+  const expected = [
+    { source: ORIGIN, requestId: 'shared', outcome: 'exhausted', status: 503, attempts: [[1, 'error', 503]] },
+    {
+      source: FRAME_ORIGIN,
+      requestId: 'shared',
+      outcome: 'success',
+      status: 200,
+      attempts: [[1, 'success', 200]],
+    },
+  ];
+
+  it('make a row per frame origin: the other frame’s success leaves the page’s failed row failed', () => {
+    const timeline = foldTimeline(crossFrameScenario());
+    expect(brief(timeline)).toEqual(expected);
+    const [page, frame] = timeline.rows;
+    expect(page?.key).not.toBe(frame?.key);
+    expect(page).toMatchObject({ method: 'POST', url: `${API}/pay`, complete: true, end: 1050 });
+    // The frame sent no request-start: its row is its own partial one, not the page's completed.
+    expect(frame).toMatchObject({ complete: false, method: '', url: '', end: 1100 });
+  });
+
+  it('do the same when they arrive one at a time, as a live tab sends them', () => {
+    let timeline = emptyTimeline();
+    for (const entry of crossFrameScenario()) timeline = appendTimeline(timeline, [entry]);
+    expect(brief(timeline)).toEqual(expected);
+    expect(timeline.rows).toEqual(foldTimeline(crossFrameScenario()).rows);
+  });
+
+  it('keep each frame’s breaker in a lane of its own', () => {
+    const lanes = foldTimeline(crossFrameScenario()).lanes;
+    expect(lanes.map((lane) => [lane.key, lane.source, lane.breaker.map((b) => b.to)])).toEqual([
+      [API, ORIGIN, ['open']],
+      [API, FRAME_ORIGIN, ['closed']],
+    ]);
+  });
+
+  it('cannot be confused by an origin and an id that run into each other', () => {
+    const entry = ev('b', { type: 'attempt-start', t: 1, attempt: 1 });
+    const other = ev('a b', { type: 'attempt-start', t: 1, attempt: 1 });
+    const rows = foldTimeline([
+      { ...entry, origin: 'x a' },
+      { ...other, origin: 'x' },
+    ]).rows;
+    expect(rows).toHaveLength(2);
   });
 });
 

@@ -8,6 +8,10 @@
  * `request-start` may be gone while its later events survive, and a recording may be cut
  * anywhere. Every event therefore creates its row if needed, and times that are missing are
  * inferred from the ones present (an attempt's start from its end and duration, and so on).
+ *
+ * A row is the sending frame's origin and the request id together, and a lane the origin and the
+ * guard key ({@link frameKey}, DESIGN §10): a frame can never add to another frame's rows, even
+ * one whose request id it knows.
  */
 
 import type {
@@ -18,6 +22,7 @@ import type {
   RetrylineEvent,
   RetryScheduledEvent,
 } from '@retryline/core';
+import { frameKey } from '../shared/frame-key';
 import type { TimelineEntry } from '../shared/protocol';
 
 /** Header names to values, as the events carry them (sensitive values already `[redacted]`). */
@@ -70,10 +75,15 @@ export interface GuardWaitRow {
 
 /** One logical request: every attempt, wait and guard wait it went through. */
 export interface RequestRow {
+  /** What identifies the row: `frameKey(source, requestId)`. Two frames may use one request id. */
+  readonly key: string;
   readonly requestId: string;
   /** Its index in {@link Timeline.rows} (rows keep the order in which they first appeared). */
   readonly index: number;
-  /** The origin of the page or process that emitted the events (the entry's `origin`). */
+  /**
+   * The origin of the frame or process that emitted the events (the entry's `origin`: in the
+   * extension, what the browser said of the sender).
+   */
   readonly source: string;
   /** `'retry'`, `'fetch'`, `'axios'`, `'ky'` …, or `'unknown'` when `request-start` is missing. */
   readonly client: string;
@@ -136,9 +146,14 @@ export interface BudgetSample {
   readonly allowed: boolean;
 }
 
-/** The breaker and budget history of one guard key (by default an origin), each sorted by time. */
+/**
+ * The breaker and budget history of one guard key (by default an origin) in one frame's origin
+ * (each frame runs its own breakers), each sorted by time.
+ */
 export interface OriginLane {
   readonly key: string;
+  /** The origin of the frame or process whose breaker and budget these are (the entries' `origin`). */
+  readonly source: string;
   readonly breaker: readonly BreakerTransition[];
   readonly budget: readonly BudgetSample[];
 }
@@ -146,7 +161,7 @@ export interface OriginLane {
 export interface Timeline {
   readonly rows: readonly RequestRow[];
   readonly navigations: readonly NavigationMark[];
-  /** Sorted by key. */
+  /** Sorted by key, then source. */
   readonly lanes: readonly OriginLane[];
   /** The earliest and latest times of anything in the timeline (both undefined when it is empty). */
   readonly start?: number;
@@ -162,7 +177,9 @@ export interface Timeline {
  */
 interface TimelineIndex {
   owner: Timeline;
+  /** By {@link RequestRow.key}. */
   readonly rows: Map<string, number>;
+  /** By `frameKey(source, key)`. */
   readonly lanes: Map<string, number>;
 }
 
@@ -180,6 +197,7 @@ export function foldTimeline(entries: readonly TimelineEntry[]): Timeline {
 
 /** Every mutable piece of a row while a batch is folded in; frozen back into a {@link RequestRow}. */
 interface RowDraft {
+  key: string;
   requestId: string;
   index: number;
   source: string;
@@ -216,6 +234,7 @@ const guardKey = (attempt: number, guard: string): string => `${attempt} ${guard
 
 interface LaneDraft {
   key: string;
+  source: string;
   breaker: BreakerTransition[];
   budget: BudgetSample[];
   /** Something was added out of time order: sort before freezing. */
@@ -242,13 +261,15 @@ export function appendTimeline(timeline: Timeline, entries: readonly TimelineEnt
   };
 
   const draftFor = (requestId: string, source: string): RowDraft => {
-    let at = index.rows.get(requestId);
+    const key = frameKey(source, requestId);
+    let at = index.rows.get(key);
     if (at === undefined) {
       at = rows.length;
-      index.rows.set(requestId, at);
+      index.rows.set(key, at);
       // A placeholder until the batch is frozen, so `rows.length` counts it for navigations.
       rows.push(undefined as never);
       const draft: RowDraft = {
+        key,
         requestId,
         index: at,
         source,
@@ -267,20 +288,27 @@ export function appendTimeline(timeline: Timeline, entries: readonly TimelineEnt
     return draft;
   };
 
-  const laneFor = (key: string): LaneDraft => {
-    let at = index.lanes.get(key);
+  const laneFor = (source: string, key: string): LaneDraft => {
+    const id = frameKey(source, key);
+    let at = index.lanes.get(id);
     if (at === undefined) {
       at = lanes.length;
-      index.lanes.set(key, at);
+      index.lanes.set(id, at);
       lanes.push(undefined as never);
-      const draft: LaneDraft = { key, breaker: [], budget: [], unsorted: false };
+      const draft: LaneDraft = { key, source, breaker: [], budget: [], unsorted: false };
       laneDrafts.set(at, draft);
       return draft;
     }
     let draft = laneDrafts.get(at);
     if (!draft) {
       const lane = lanes[at] as OriginLane;
-      draft = { key, breaker: lane.breaker.slice(), budget: lane.budget.slice(), unsorted: false };
+      draft = {
+        key,
+        source,
+        breaker: lane.breaker.slice(),
+        budget: lane.budget.slice(),
+        unsorted: false,
+      };
       laneDrafts.set(at, draft);
     }
     return draft;
@@ -297,10 +325,10 @@ export function appendTimeline(timeline: Timeline, entries: readonly TimelineEnt
     if (!Number.isFinite(event.t)) continue;
     see(event.t);
     if (event.type === 'breaker-state') {
-      const lane = laneFor(event.key);
+      const lane = laneFor(entry.origin, event.key);
       pushByTime(lane, lane.breaker, { key: event.key, t: event.t, from: event.from, to: event.to });
     } else if (event.type === 'budget') {
-      const lane = laneFor(event.key);
+      const lane = laneFor(entry.origin, event.key);
       pushByTime(lane, lane.budget, {
         key: event.key,
         t: event.t,
@@ -321,7 +349,7 @@ export function appendTimeline(timeline: Timeline, entries: readonly TimelineEnt
       draft.breaker.sort(byTime);
       draft.budget.sort(byTime);
     }
-    lanes[at] = { key: draft.key, breaker: draft.breaker, budget: draft.budget };
+    lanes[at] = { key: draft.key, source: draft.source, breaker: draft.breaker, budget: draft.budget };
   }
   const sortedLanes = laneDrafts.size > 0 ? sortLanes(lanes, index) : lanes;
 
@@ -343,17 +371,19 @@ function indexFor(timeline: Timeline): TimelineIndex {
   if (index && index.owner === timeline) return index;
   return {
     owner: timeline,
-    rows: new Map(timeline.rows.map((row, at) => [row.requestId, at])),
-    lanes: new Map(timeline.lanes.map((lane, at) => [lane.key, at])),
+    rows: new Map(timeline.rows.map((row, at) => [row.key, at])),
+    lanes: new Map(timeline.lanes.map((lane, at) => [frameKey(lane.source, lane.key), at])),
   };
 }
 
-/** Lanes sorted by key; the index follows the new positions. */
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Lanes sorted by key, then source; the index follows the new positions. */
 function sortLanes(lanes: OriginLane[], index: TimelineIndex): OriginLane[] {
-  lanes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  lanes.sort((a, b) => compare(a.key, b.key) || compare(a.source, b.source));
   index.lanes.clear();
   lanes.forEach((lane, at) => {
-    index.lanes.set(lane.key, at);
+    index.lanes.set(frameKey(lane.source, lane.key), at);
   });
   return lanes;
 }
@@ -468,6 +498,7 @@ function sortedBy<T>(list: T[], key: (item: T) => number): T[] {
 
 function thaw(row: RequestRow): RowDraft {
   const draft: RowDraft = {
+    key: row.key,
     requestId: row.requestId,
     index: row.index,
     source: row.source,
@@ -541,6 +572,7 @@ function freeze(draft: RowDraft): RequestRow {
   const status = draft.outcome === undefined ? lastStatus : draft.status;
 
   return {
+    key: draft.key,
     requestId: draft.requestId,
     index: draft.index,
     source: draft.source,

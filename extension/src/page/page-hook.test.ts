@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MAX_BATCH, MAX_QUEUE, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
 import { createPageHook, FLUSH_MS, isRelayReady, targetOrigin } from './page-hook';
 
-function world(options: { failOn?: (events: unknown[]) => boolean } = {}) {
+function world(options: { failOn?: (events: unknown[]) => boolean; timerFailures?: number } = {}) {
+  let timerFailures = options.timerFailures ?? 0;
   const posted: unknown[][] = [];
   const timers: Array<{ callback: () => void; ms: number }> = [];
   const hook = createPageHook({
@@ -12,7 +13,13 @@ function world(options: { failOn?: (events: unknown[]) => boolean } = {}) {
       if (options.failOn?.(events)) throw new DOMException('could not be cloned', 'DataCloneError');
       posted.push(events);
     },
-    setTimer: (callback, ms) => timers.push({ callback, ms }),
+    setTimer: (callback, ms) => {
+      if (timerFailures > 0) {
+        timerFailures -= 1;
+        throw new Error('no timer');
+      }
+      return timers.push({ callback, ms });
+    },
   });
   const runTimers = () => {
     for (const timer of timers.splice(0)) timer.callback();
@@ -83,6 +90,63 @@ describe('the page hook', () => {
       runTimers();
     }).not.toThrow();
     expect(posted).toEqual([[event(2)]]);
+  });
+});
+
+describe('the page hook on a hostile page', () => {
+  it('throws from neither push nor its timer when the page breaks the intrinsics it uses', () => {
+    const { hook, runTimers } = world();
+    hook.relayReady();
+    hook.push(event(1));
+    const { slice, push, shift } = Array.prototype;
+    const broken = () => {
+      throw new Error('page code');
+    };
+    let thrown: unknown;
+    try {
+      // What a page can do to every array method long after document_start.
+      Array.prototype.slice = broken;
+      Array.prototype.push = broken;
+      Array.prototype.shift = broken;
+      hook.push(event(2));
+      runTimers();
+    } catch (error) {
+      thrown = error;
+    } finally {
+      Array.prototype.slice = slice;
+      Array.prototype.push = push;
+      Array.prototype.shift = shift;
+    }
+    expect(thrown).toBeUndefined();
+  });
+
+  it('arms its timer again when arming it failed once', () => {
+    const { hook, posted, runTimers } = world({ timerFailures: 1 });
+    hook.relayReady();
+    expect(() => hook.push(event(1))).not.toThrow();
+    hook.push(event(2));
+    runTimers();
+    expect(posted).toEqual([[event(1), event(2)]]);
+  });
+
+  it('keeps working after a flush failed: the next event is posted', () => {
+    const { hook, posted, runTimers } = world();
+    hook.relayReady();
+    hook.push(event(1));
+    const { slice } = Array.prototype;
+    try {
+      Array.prototype.slice = () => {
+        throw new Error('page code');
+      };
+      runTimers();
+    } catch {
+      // Asserted by the test above.
+    } finally {
+      Array.prototype.slice = slice;
+    }
+    hook.push(event(2));
+    runTimers();
+    expect(posted.flat()).toContainEqual(event(2));
   });
 });
 

@@ -6,6 +6,12 @@
  * with no events nothing runs at all. Until a relay says it is listening, events wait in a queue
  * of at most {@link MAX_QUEUE} (oldest dropped), so the events of the first requests of a page are
  * not lost to the race between the two document_start scripts.
+ *
+ * Robustness (DESIGN §9: nothing the page controls can make emitting an event throw): after
+ * document_start the page may replace any intrinsic the hook calls (`Array.prototype.slice`,
+ * `push`, the array iterator), so every way into the hook's code (`push`, `relayReady`, its
+ * timer) catches. A page that does so can at worst lose its own events for the panel; it can
+ * never make a Retryline call throw, nor stop the hook for good.
  */
 
 import type { DevtoolsHook } from '@retryline/core';
@@ -55,9 +61,10 @@ export function createPageHook(world: HookWorld): PageHook {
       world.post({ ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'events', events });
     } catch {
       // DataCloneError: an event holds something structured clone refuses (a function, a DOM node).
-      // Post the others one by one rather than lose the whole batch.
+      // Post the others one by one rather than lose the whole batch (an index, not the array
+      // iterator, which the page can replace).
       if (events.length === 1) return;
-      for (const event of events) post([event]);
+      for (let at = 0; at < events.length; at += 1) post([events[at]]);
     }
   };
 
@@ -70,13 +77,24 @@ export function createPageHook(world: HookWorld): PageHook {
     }
   };
 
+  // The timer's callback runs outside any caller's try: a throw there would reach the page as an
+  // uncaught error from the extension. The batch it was posting is lost; the next push re-arms.
+  const flushFromTimer = () => {
+    try {
+      flush();
+    } catch {
+      // Nothing a page sees may come from the extension.
+    }
+  };
+
   const schedule = () => {
     if (!ready) return;
     if (queue.length >= MAX_BATCH) {
       flush();
     } else if (!timer) {
+      world.setTimer(flushFromTimer, FLUSH_MS);
+      // Only once it is armed: a timer that failed to arm must not stop every later flush.
       timer = true;
-      world.setTimer(flush, FLUSH_MS);
     }
   };
 

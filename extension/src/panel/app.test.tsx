@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseImport, toHar, toRecording } from '../model/export';
-import { API, ev, manyRequests, ORIGIN, scenario } from '../model/fixtures';
+import { API, crossFrameScenario, ev, FRAME_ORIGIN, manyRequests, ORIGIN, scenario } from '../model/fixtures';
 import { foldTimeline } from '../model/timeline';
 import type { TabSettings, TimelineEntry } from '../shared/protocol';
 import { App, type PanelApi } from './app';
@@ -84,6 +84,25 @@ describe('App', () => {
     expect(screen.getByTestId('detail').textContent).toContain(`POST ${API}/pay`);
     fireEvent.keyDown(screen.getByLabelText('Requests'), { key: 'Escape' });
     expect(screen.queryByTestId('detail')).toBeNull();
+  });
+
+  it('shows a row per frame for one request id, and the details of the row clicked', () => {
+    mount(staticSource(crossFrameScenario()));
+    const rows = screen.getAllByTestId('request-row');
+    expect(rows.map((row) => [row.dataset.requestId, row.dataset.source])).toEqual([
+      ['shared', ORIGIN],
+      ['shared', FRAME_ORIGIN],
+    ]);
+    fireEvent.click(rows[1] as HTMLElement);
+    expect(screen.getByTestId('detail-source').textContent).toBe(FRAME_ORIGIN);
+    expect(screen.getByTestId('detail-outcome').textContent).toMatch(/success/i);
+    fireEvent.keyDown(screen.getByLabelText('Requests'), { key: 'ArrowUp' });
+    expect(screen.getByTestId('detail-source').textContent).toBe(ORIGIN);
+    expect(screen.getByTestId('detail-outcome').textContent).toMatch(/exhausted/i);
+    // Each frame's breaker is its own lane, named by its origin.
+    const lanes = screen.getAllByTestId('lane');
+    expect(lanes.map((lane) => lane.dataset.source)).toEqual([ORIGIN, FRAME_ORIGIN]);
+    expect(lanes[1]?.textContent).toContain(FRAME_ORIGIN);
   });
 
   describe('filters', () => {

@@ -60,7 +60,8 @@ export function App(props: AppProps) {
   const [connected, setConnected] = useState(true);
   const [notice, setNotice] = useState<Notice | undefined>(undefined);
   const [criteria, setCriteria] = useState<FilterCriteria>({ text: '' });
-  const [selectedId, setSelectedId] = useState<string | undefined>(undefined);
+  // The selected row's key (not its request id, which two frames may share).
+  const [selectedKey, setSelectedKey] = useState<string | undefined>(undefined);
   const [clock, setClock] = useState(now);
   // The raw entries, for Export JSON: append-only between resets, so kept out of render state.
   const entries = useRef<TimelineEntry[]>([]);
@@ -109,8 +110,8 @@ export function App(props: AppProps) {
     [timeline.rows],
   );
   const selected = useMemo(
-    () => (selectedId === undefined ? undefined : timeline.rows.find((row) => row.requestId === selectedId)),
-    [timeline.rows, selectedId],
+    () => (selectedKey === undefined ? undefined : timeline.rows.find((row) => row.key === selectedKey)),
+    [timeline.rows, selectedKey],
   );
 
   const importText = useCallback((text: string, name = 'import') => {
@@ -119,7 +120,7 @@ export function App(props: AppProps) {
       setNotice({ kind: 'error', text: `Import failed: ${result.error}` });
       return;
     }
-    setSelectedId(undefined);
+    setSelectedKey(undefined);
     setActive(staticSource(result.entries, name));
     setImported(name);
     setNotice(
@@ -193,7 +194,7 @@ export function App(props: AppProps) {
         onCriteria={setCriteria}
         onSettings={(change) => active.updateSettings(change)}
         onClear={() => {
-          setSelectedId(undefined);
+          setSelectedKey(undefined);
           active.clear();
         }}
         onExportJson={() => save(exportFileName('json'), exportJson(), 'application/json')}
@@ -217,7 +218,7 @@ export function App(props: AppProps) {
               class="rl-link"
               onClick={() => {
                 setImported(undefined);
-                setSelectedId(undefined);
+                setSelectedKey(undefined);
                 setActive(source);
               }}
             >
@@ -253,14 +254,14 @@ export function App(props: AppProps) {
         ) : (
           <RequestList
             items={items}
-            selectedId={selectedId}
-            onSelect={setSelectedId}
+            selectedKey={selectedKey}
+            onSelect={setSelectedKey}
             // A recording's running requests end where it ends; a live tab's grow with the clock.
             now={live ? Math.max(clock, timeline.end ?? 0) : (timeline.end ?? 0)}
             follow={live}
           />
         )}
-        {selected && <DetailPane row={selected} onClose={() => setSelectedId(undefined)} />}
+        {selected && <DetailPane row={selected} onClose={() => setSelectedKey(undefined)} />}
       </div>
       <footer class="rl-status" data-testid="status">
         {rows.length === timeline.rows.length

@@ -80,6 +80,11 @@ export function DetailPane({ row, onClose }: DetailPaneProps) {
         ) : null}
         <dt>Request id</dt>
         <dd class="rl-mono">{row.requestId}</dd>
+        {/* With the id, what names the request: another frame may use the same id for its own. */}
+        <dt title="The origin of the frame (or process) that sent this request’s events">Sent by</dt>
+        <dd class="rl-mono" data-testid="detail-source">
+          {row.source}
+        </dd>
       </dl>
 
       <ol class="rl-timeline">

@@ -1,10 +1,12 @@
 /**
  * Per-key lanes (a guard key is the origin unless configured otherwise): the circuit breaker's
  * state over time as coloured bands, and the retry budget's remaining allowance as a sparkline,
- * both on the whole timeline's time span.
+ * both on the whole timeline's time span. Each frame runs its own breakers, so a key has a lane
+ * per frame origin that reported it; the origin is named once there is more than one.
  */
 
 import type { BreakerStateName, OriginLane } from '../model/timeline';
+import { frameKey } from '../shared/frame-key';
 import { clockTime } from './format';
 
 export interface LanesProps {
@@ -17,15 +19,23 @@ export function Lanes({ lanes, start, end }: LanesProps) {
   if (lanes.length === 0) return null;
   const span = Math.max(1, end - start);
   const x = (t: number) => Math.min(100, Math.max(0, ((t - start) / span) * 100));
+  const manySources = lanes.some((lane) => lane.source !== lanes[0]?.source);
   return (
     <section class="rl-lanes" aria-label="Breaker and budget per origin">
       <div class="rl-lanes__caption">
         Breaker state and retry budget per origin, {clockTime(start)} – {clockTime(end)}
       </div>
       {lanes.map((lane) => (
-        <div key={lane.key} class="rl-lane" data-testid="lane" data-key={lane.key}>
-          <span class="rl-lane__key" title={lane.key}>
+        <div
+          key={frameKey(lane.source, lane.key)}
+          class="rl-lane"
+          data-testid="lane"
+          data-key={lane.key}
+          data-source={lane.source}
+        >
+          <span class="rl-lane__key" title={`${lane.key}, in ${lane.source}`}>
             {lane.key}
+            {manySources ? ` · ${lane.source}` : null}
           </span>
           <div class="rl-lane__tracks">
             <BreakerTrack lane={lane} x={x} end={end} />

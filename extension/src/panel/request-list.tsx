@@ -37,15 +37,16 @@ export function listItems(rows: readonly RequestRow[], navigations: readonly Nav
 
 export interface RequestListProps {
   readonly items: readonly ListItem[];
-  readonly selectedId: string | undefined;
-  readonly onSelect: (requestId: string | undefined) => void;
+  /** The selected row's {@link RequestRow.key}. */
+  readonly selectedKey: string | undefined;
+  readonly onSelect: (key: string | undefined) => void;
   /** The time running requests are drawn up to. */
   readonly now: number;
   /** Keep the newest rows in view while the list is scrolled to its end (a live tab). @default false */
   readonly follow?: boolean;
 }
 
-export function RequestList({ items, selectedId, onSelect, now, follow = false }: RequestListProps) {
+export function RequestList({ items, selectedKey, onSelect, now, follow = false }: RequestListProps) {
   const scroller = useRef<HTMLElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(0);
@@ -89,8 +90,8 @@ export function RequestList({ items, selectedId, onSelect, now, follow = false }
 
   // Keep the selection in view when it moves by keyboard.
   const selectedAt = useMemo(
-    () => items.findIndex((item) => item.kind === 'row' && item.row.requestId === selectedId),
-    [items, selectedId],
+    () => items.findIndex((item) => item.kind === 'row' && item.row.key === selectedKey),
+    [items, selectedKey],
   );
   useEffect(() => {
     const element = scroller.current;
@@ -113,7 +114,7 @@ export function RequestList({ items, selectedId, onSelect, now, follow = false }
     for (let i = selectedAt + step; i >= 0 && i < items.length; i += step) {
       const item = items[i];
       if (item?.kind === 'row') {
-        onSelect(item.row.requestId);
+        onSelect(item.row.key);
         return;
       }
     }
@@ -160,11 +161,11 @@ export function RequestList({ items, selectedId, onSelect, now, follow = false }
                 </div>
               ) : axis ? (
                 <Row
-                  key={item.row.requestId}
+                  key={item.row.key}
                   row={item.row}
                   axis={axis}
                   now={now}
-                  selected={item.row.requestId === selectedId}
+                  selected={item.row.key === selectedKey}
                   onSelect={onSelect}
                 />
               ) : null,
@@ -181,7 +182,7 @@ interface RowProps {
   readonly axis: { readonly start: number; readonly end: number };
   readonly now: number;
   readonly selected: boolean;
-  readonly onSelect: (requestId: string) => void;
+  readonly onSelect: (key: string) => void;
 }
 
 function Row({ row, axis, now, selected, onSelect }: RowProps) {
@@ -195,7 +196,8 @@ function Row({ row, axis, now, selected, onSelect }: RowProps) {
       aria-current={selected ? 'true' : undefined}
       data-testid="request-row"
       data-request-id={row.requestId}
-      onClick={() => onSelect(row.requestId)}
+      data-source={row.source}
+      onClick={() => onSelect(row.key)}
     >
       <span class="rl-cell rl-cell--status">{rowStatusText(row)}</span>
       <span class="rl-cell">{row.method}</span>

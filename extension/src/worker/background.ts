@@ -9,7 +9,7 @@
 import browser, { type Runtime } from 'webextension-polyfill';
 import { PANEL_PORT, type WorkerUpdate } from '../shared/protocol';
 import { sanitizeEvents } from '../shared/schema';
-import { isRelayMessage, originOf, parsePanelRequest } from './messages';
+import { isRelayMessage, parsePanelRequest, senderOrigin } from './messages';
 import { chunkKeysOf, indexKey, restoreTabLog } from './persistence';
 import { createSessionWriter } from './session-writer';
 import {
@@ -114,10 +114,8 @@ browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.Message
   if (!isRelayMessage(message)) return;
   const events = sanitizeEvents(message.events);
   if (events.length === 0) return;
-  const fromUrl = originOf(sender.url);
-  // An about:blank or srcdoc frame has no origin in its URL; Chrome's `sender.origin` has it.
-  const senderOrigin = (sender as { origin?: unknown }).origin;
-  const origin = fromUrl !== 'null' || typeof senderOrigin !== 'string' ? fromUrl : senderOrigin;
+  // The browser's word for which frame sent them, never a field of the events (DESIGN §10).
+  const origin = senderOrigin(sender);
   withTab(tabId, true, (log) => {
     const added = appendEvents(log, events, origin);
     if (added.length === 0) return;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_BATCH, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
-import { isRelayMessage, originOf, parsePanelRequest } from './messages';
+import { isRelayMessage, originOf, parsePanelRequest, senderOrigin } from './messages';
 
 describe('parsePanelRequest', () => {
   it('accepts the panel’s requests', () => {
@@ -46,5 +46,33 @@ describe('originOf', () => {
     expect(originOf('https://shop.example:8443/cart?x=1')).toBe('https://shop.example:8443');
     expect(originOf('about:blank')).toBe('null');
     expect(originOf(undefined)).toBe('null');
+  });
+});
+
+describe('senderOrigin', () => {
+  it('is the origin the browser gives the sending frame, else its URL’s', () => {
+    // Chrome: `sender.origin`. A frame of another site is that site, whatever it sends.
+    expect(
+      senderOrigin({ url: 'https://widget.example/ad', origin: 'https://widget.example', frameId: 3 }),
+    ).toBe('https://widget.example');
+    // An about:blank frame has the origin it inherited, which only `sender.origin` says.
+    expect(senderOrigin({ url: 'about:blank', origin: 'https://shop.example', frameId: 2 })).toBe(
+      'https://shop.example',
+    );
+    // A browser that gives no `sender.origin`: the URL's.
+    expect(senderOrigin({ url: 'https://shop.example/cart', frameId: 0 })).toBe('https://shop.example');
+  });
+
+  it('trusts the browser’s opaque origin over the URL of a sandboxed frame', () => {
+    expect(senderOrigin({ url: 'https://shop.example/embed', origin: 'null', frameId: 4 })).toBe(
+      'null (frame 4)',
+    );
+  });
+
+  it('names an opaque origin with its frame: two sandboxed frames are two origins', () => {
+    const a = senderOrigin({ url: 'about:srcdoc', origin: 'null', frameId: 4 });
+    const b = senderOrigin({ url: 'data:text/html,x', frameId: 5 });
+    expect([a, b]).toEqual(['null (frame 4)', 'null (frame 5)']);
+    expect(senderOrigin({})).toBe('null');
   });
 });

@@ -52,3 +52,34 @@ export function originOf(url: string | undefined): string {
     return 'null';
   }
 }
+
+/** What the worker reads of a relay message's sender: the browser fills it in, the page cannot. */
+export interface SenderLike {
+  /** The sending frame's URL. */
+  readonly url?: string | undefined;
+  /**
+   * The sending document's origin as the browser computed it, where the browser gives it (Chrome
+   * 80+): it "can differ from the url property (e.g., about:blank) or be opaque (e.g., sandboxed
+   * iframes)", https://developer.mozilla.org/docs/Mozilla/Add-ons/WebExtensions/API/runtime/MessageSender
+   */
+  readonly origin?: unknown;
+  /** The sending frame (0: the tab's top frame). */
+  readonly frameId?: number | undefined;
+}
+
+/**
+ * The origin a relay's events are recorded under: the frame's, as the browser vouches for it,
+ * never anything the page wrote into a message. The panel keys rows by it (see `frameKey`), so
+ * a frame of another origin can never add to this frame's rows.
+ *
+ * Every opaque origin serialises as `"null"` (HTML, serialization of an origin: "If origin is an
+ * opaque origin, then return "null"", https://html.spec.whatwg.org/multipage/browsers.html#ascii-serialisation-of-an-origin),
+ * yet each is distinct: a frame that sandboxes itself must not share rows with another sandboxed
+ * frame (or a sandboxed top page), so an opaque origin is named with its frame.
+ */
+export function senderOrigin(sender: SenderLike): string {
+  const origin =
+    typeof sender.origin === 'string' && sender.origin !== '' ? sender.origin : originOf(sender.url);
+  if (origin !== 'null') return origin;
+  return typeof sender.frameId === 'number' ? `null (frame ${sender.frameId})` : 'null';
+}

@@ -1,6 +1,7 @@
 import type { RetrylineEvent } from '@retryline/core';
 import { describe, expect, it } from 'vitest';
 import { ordinaryRequest } from '../model/fixtures';
+import { frameKey } from '../shared/frame-key';
 import { chunkKey, chunkKeysOf, indexKey, planWrite, restoreTabLog, writeFailed } from './persistence';
 import {
   appendEvents,
@@ -13,6 +14,7 @@ import {
 } from './store';
 
 const ORIGIN = 'https://shop.example';
+const keyOf = (requestId: string) => frameKey(ORIGIN, requestId);
 const TAB = 7;
 
 function start(requestId: string): RetrylineEvent {
@@ -53,12 +55,12 @@ describe('storing a tab log', () => {
     expect(restored?.settings).toEqual({ preserveLog: true, record: false });
     expect(restored?.entries).toEqual(log.entries);
     expect(restored?.seqs).toEqual(log.seqs);
-    expect([...(restored?.requests.keys() ?? [])]).toEqual(['a', 'b']);
+    expect([...(restored?.requests.keys() ?? [])]).toEqual(['a', 'b'].map(keyOf));
     expect(restored?.bytes).toBe(log.bytes);
     if (!restored) return;
     updateSettings(restored, { record: true });
     appendEvents(restored, [start('c'), start('d')], ORIGIN);
-    expect([...restored.requests.keys()]).toEqual(['b', 'c', 'd']);
+    expect([...restored.requests.keys()]).toEqual(['b', 'c', 'd'].map(keyOf));
     expect(restored.seqs).toEqual([0, 2, 3, 4]);
   });
 
@@ -87,7 +89,7 @@ describe('storing a tab log', () => {
     );
     const restored = storage.restore(TAB, 2 * CHUNK_ENTRIES);
     expect(restored?.entries).toEqual(log.entries);
-    expect(restored?.requests.has('r0')).toBe(false);
+    expect(restored?.requests.has(keyOf('r0'))).toBe(false);
   });
 
   it('removes the chunks a clear emptied', () => {
@@ -213,7 +215,10 @@ describe('the stored form', () => {
     const restored = storage.restore(TAB);
     expect(restored?.entries).toEqual(log.entries);
     // The count of events dropped so far is the worker's own; what is stored is the mark.
-    expect(restored?.requests.get('flood')).toEqual({ ...log.requests.get('flood'), dropped: 0 });
+    expect(restored?.requests.get(keyOf('flood'))).toEqual({
+      ...log.requests.get(keyOf('flood')),
+      dropped: 0,
+    });
     expect(restored?.entries.filter((e) => e.type === 'event' && e.truncated)).toHaveLength(1);
     // Restored full: a further event is dropped there too.
     if (!restored) return;

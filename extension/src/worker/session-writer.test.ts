@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ordinaryRequest } from '../model/fixtures';
+import { frameKey } from '../shared/frame-key';
 import { MAX_TAB_BYTES, RING_REQUESTS } from '../shared/protocol';
 import { chunkKeysOf, indexKey, restoreTabLog } from './persistence';
 import {
@@ -82,7 +83,8 @@ function writerOn(area: SessionArea, logs: Map<number, TabLog>) {
   return { writer, timers, errors, tick };
 }
 
-const requestIds = (log: TabLog | undefined) => [...(log?.requests.keys() ?? [])];
+/** The requests a log keeps, by their keys (origin and id). */
+const requestKeys = (log: TabLog | undefined) => [...(log?.requests.keys() ?? [])];
 
 describe('the session writer', () => {
   it('writes within its delay, and only what changed', async () => {
@@ -116,7 +118,7 @@ describe('the session writer', () => {
     await tick();
     expect(timers.map((t) => t.ms)).toEqual([retryDelay(2)]);
     await tick();
-    expect(requestIds(restore(area, 1))).toEqual(requestIds(log));
+    expect(requestKeys(restore(area, 1))).toEqual(requestKeys(log));
     expect(restore(area, 1)?.entries).toEqual(log.entries);
     expect(timers).toEqual([]);
   });
@@ -168,7 +170,7 @@ describe('the session writer', () => {
     expect(restore(area, 1)?.entries).toEqual(storedA?.entries);
     const storedB = restore(area, 2);
     expect(storedB?.entries).toEqual(b.entries);
-    expect(requestIds(storedB).at(-1)).toBe(ordinaryRequest(11_999)[0]?.requestId);
+    expect(requestKeys(storedB).at(-1)).toBe(frameKey(ORIGIN, ordinaryRequest(11_999)[0]?.requestId ?? ''));
     expect(storedB?.requests.size).toBeGreaterThan(100);
     expect(storedB?.requests.size).toBeLessThan(2000);
     expect(area.used()).toBeLessThanOrEqual(Math.floor(MAX_TAB_BYTES * 1.5));

@@ -1,6 +1,7 @@
 import type { RetrylineEvent } from '@retryline/core';
 import { describe, expect, it } from 'vitest';
 import { ordinaryRequest } from '../model/fixtures';
+import { frameKey } from '../shared/frame-key';
 import {
   MAX_REQUEST_BYTES,
   MAX_REQUEST_EVENTS,
@@ -20,6 +21,7 @@ import {
 } from './store';
 
 const ORIGIN = 'https://shop.example';
+const keyOf = (requestId: string) => frameKey(ORIGIN, requestId);
 
 function start(requestId: string, t = 1): RetrylineEvent {
   return {
@@ -66,7 +68,7 @@ describe('a tab log', () => {
     appendEvents(log, [end('a'), end('b')], ORIGIN);
     appendEvents(log, [start('c')], ORIGIN);
     expect(ids(log)).toEqual(['b:request-start', 'b:request-end', 'c:request-start']);
-    expect([...log.requests.keys()]).toEqual(['b', 'c']);
+    expect([...log.requests.keys()]).toEqual(['b', 'c'].map(keyOf));
   });
 
   it(`keeps ${RING_REQUESTS} requests by default`, () => {
@@ -95,7 +97,7 @@ describe('a tab log', () => {
     });
     expect(ids(log)).toEqual(['nav:https://shop.example/next']);
     appendEvents(log, [start('b')], ORIGIN);
-    expect([...log.requests.keys()]).toEqual(['b']);
+    expect([...log.requests.keys()]).toEqual([keyOf('b')]);
   });
 
   it('keeps its rows across navigations with Preserve log on', () => {
@@ -177,6 +179,35 @@ function attemptStart(requestId: string, attempt: number): RetrylineEvent {
   return { v: 1, type: 'attempt-start', requestId, t: 1 + attempt, attempt };
 }
 
+describe('requests of two frames under one request id', () => {
+  const FRAME = 'https://widget.example';
+
+  it('are two requests: a frame flooding the page’s id fills only its own', () => {
+    const log = createTabLog();
+    appendEvents(log, [start('shared')], ORIGIN);
+    const flood = Array.from({ length: MAX_REQUEST_EVENTS + 10 }, (_, i) => attemptStart('shared', i + 1));
+    appendEvents(log, flood, FRAME);
+    expect([...log.requests.keys()]).toEqual([keyOf('shared'), frameKey(FRAME, 'shared')]);
+    // The page's request is not full: its end is kept as sent, with no mark of dropped events.
+    expect(appendEvents(log, [end('shared')], ORIGIN)).toEqual([
+      { type: 'event', event: end('shared'), origin: ORIGIN },
+    ]);
+    expect(log.requests.get(keyOf('shared'))).toMatchObject({ events: 2, full: false, dropped: 0 });
+    expect(log.requests.get(frameKey(FRAME, 'shared'))).toMatchObject({ full: true, dropped: 10 });
+  });
+
+  it('are evicted one at a time, each with only its own events', () => {
+    const log = createTabLog(undefined, 2);
+    appendEvents(log, [start('shared')], ORIGIN);
+    appendEvents(log, [start('shared')], FRAME);
+    appendEvents(log, [start('next')], ORIGIN);
+    expect(log.entries.map((e) => (e.type === 'event' ? `${e.origin} ${e.event.requestId}` : ''))).toEqual([
+      `${FRAME} shared`,
+      `${ORIGIN} next`,
+    ]);
+  });
+});
+
 const totalBytes = (entries: readonly TimelineEntry[]) =>
   entries.reduce((sum, entry) => sum + entrySize(entry), 0);
 
@@ -233,7 +264,7 @@ describe('what one page can make the worker keep', () => {
     expect(log.bytes).toBe(totalBytes(log.entries));
     const kept = [...log.requests.keys()];
     // The newest requests, whole: every kept request still has its four events.
-    expect(kept.at(-1)).toBe(ordinaryRequest(199)[0]?.requestId);
+    expect(kept.at(-1)).toBe(keyOf(ordinaryRequest(199)[0]?.requestId ?? ''));
     expect(kept.length).toBeGreaterThan(30);
     expect(log.entries).toHaveLength(kept.length * 4);
     // One request larger than the whole limit is still kept: the newest request always is.
@@ -263,7 +294,7 @@ describe('what one page can make the worker keep', () => {
     const before = log.bytes;
     expect(makeRoom(log)).toBe(true);
     expect(log.bytes).toBeLessThanOrEqual(before * 0.75);
-    expect([...log.requests.keys()].at(-1)).toBe(ordinaryRequest(99)[0]?.requestId);
+    expect([...log.requests.keys()].at(-1)).toBe(keyOf(ordinaryRequest(99)[0]?.requestId ?? ''));
     resetByteLimit(log);
     for (let n = 100; n < 200; n += 1) appendEvents(log, ordinaryRequest(n), ORIGIN);
     expect(log.requests.size).toBeGreaterThan(100);

@@ -9,12 +9,17 @@
  * request at most {@link MAX_REQUEST_EVENTS} events and {@link MAX_REQUEST_BYTES} bytes: one
  * request id with 100,000 events is still one bounded row.
  *
+ * A request is its sender's origin and its id together ({@link frameKey}): a frame that sends
+ * events under another frame's request id starts a request of its own, and can neither fill the
+ * other's tally nor have it evicted in its place.
+ *
  * Every entry has a sequence number, its place in the tab's history, so that `persistence.ts` can
  * store the ring in fixed chunks and rewrite only the chunks that changed.
  */
 
 import { type RetrylineEvent, redactUrl } from '@retryline/core';
 import { utf8Length } from '../shared/byte-length';
+import { frameKey } from '../shared/frame-key';
 import {
   type EventEntry,
   MAX_REQUEST_BYTES,
@@ -64,7 +69,7 @@ export interface TabLog {
   readonly maxBytes: number;
   /** The most bytes kept now: `maxBytes`, less after `storage.session` was found full. */
   byteLimit: number;
-  /** The requests kept, in the order they were first seen: the eviction order. */
+  /** The requests kept, by {@link requestKey}, in the order they were first seen: the eviction order. */
   requests: Map<string, RequestTally>;
   /** Chunks whose entries changed since the last write. */
   readonly changedChunks: Set<number>;
@@ -96,6 +101,9 @@ export function createTabLog(
 
 export const chunkOf = (seq: number): number => Math.floor(seq / CHUNK_ENTRIES);
 
+/** The request an event entry belongs to: its sender's origin and its request id. */
+const requestKey = (entry: EventEntry): string => frameKey(entry.origin, entry.event.requestId);
+
 /** The UTF-8 length of an entry as JSON: what storing or sending it costs. */
 export const entrySize = (entry: TimelineEntry): number => utf8Length(JSON.stringify(entry));
 
@@ -112,7 +120,7 @@ export function keepEntry(log: TabLog, entry: TimelineEntry, seq: number, size =
     log.navigations += 1;
     return;
   }
-  const tally = tallyOf(log, entry.event.requestId);
+  const tally = tallyOf(log, requestKey(entry));
   tally.events += 1;
   tally.bytes += size;
   if (entry.event.type === 'request-end') tally.ended = true;
@@ -123,11 +131,11 @@ export function keepEntry(log: TabLog, entry: TimelineEntry, seq: number, size =
   if (tally.events >= MAX_REQUEST_EVENTS || tally.bytes >= MAX_REQUEST_BYTES) tally.full = true;
 }
 
-function tallyOf(log: TabLog, requestId: string): RequestTally {
-  let tally = log.requests.get(requestId);
+function tallyOf(log: TabLog, key: string): RequestTally {
+  let tally = log.requests.get(key);
   if (!tally) {
     tally = { events: 0, bytes: 0, dropped: 0, full: false, ended: false };
-    log.requests.set(requestId, tally);
+    log.requests.set(key, tally);
   }
   return tally;
 }
@@ -144,7 +152,7 @@ function add(log: TabLog, entry: TimelineEntry, size?: number): void {
  * events were dropped in between: the panel shows both.
  */
 function admit(log: TabLog, event: RetrylineEvent, origin: string): EventEntry | undefined {
-  const tally = log.requests.get(event.requestId);
+  const tally = log.requests.get(frameKey(origin, event.requestId));
   if (tally?.full) {
     if (event.type !== 'request-end' || tally.ended) {
       tally.dropped += 1;
@@ -201,7 +209,7 @@ export function evict(log: TabLog): void {
       }
       continue;
     }
-    const id = entry.event.requestId;
+    const id = requestKey(entry);
     if (evicted.has(id) || requests <= 1 || (!overBytes && requests <= log.limit)) continue;
     evicted.add(id);
     requests -= 1;
@@ -211,7 +219,7 @@ export function evict(log: TabLog): void {
   for (const id of evicted) log.requests.delete(id);
   let keep: number[] = [];
   log.entries.forEach((entry, index) => {
-    if (entry.type === 'navigation' ? !dropped.has(index) : !evicted.has(entry.event.requestId)) {
+    if (entry.type === 'navigation' ? !dropped.has(index) : !evicted.has(requestKey(entry))) {
       keep.push(index);
     }
   });
@@ -223,7 +231,8 @@ export function evict(log: TabLog): void {
 }
 
 /**
- * Appends validated events from a page of `origin`. Returns the entries added: none when the
+ * Appends validated events from a frame of `origin` (as the browser names the sender: see
+ * `senderOrigin`). Returns the entries added: none when the
  * tab's recording is off, and none for events of a request past its limit.
  */
 export function appendEvents(
@@ -236,7 +245,7 @@ export function appendEvents(
   for (const event of events) {
     let entry = admit(log, event, origin);
     if (!entry) continue;
-    const tally = log.requests.get(event.requestId);
+    const tally = log.requests.get(frameKey(origin, event.requestId));
     let size = entrySize(entry);
     // This event fills its request: mark it, so the row says that later events are not kept.
     if (
