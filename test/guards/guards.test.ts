@@ -1,32 +1,70 @@
-import { type HttpRetryOptions, memoryStore, type RetrylineEvent } from '@retryline/core';
+import {
+  type HttpRetryOptions,
+  InvalidOptionsError,
+  memoryStore,
+  type RetrylineEvent,
+  seededRandom,
+  subscribe,
+  type VirtualClock,
+  virtualClock,
+} from '@retryline/core';
 import { describe, expect, it } from 'vitest';
 import { axiosDriver, type Driver, drivers, fetchDriver } from '../conformance/drivers';
+import { observe } from '../support/observe';
 import { useFaultServer } from '../support/use-fault-server';
 
 // The breaker and the retry budget, wired through every adapter, against the real fault server.
+// Waits run on a virtual clock, so what a test says of time is exact and never a race with the
+// machine's load; real time passes only for the sockets.
 const server = useFaultServer();
 
+const T0 = Date.UTC(2026, 0, 1);
 const fast: HttpRetryOptions = { backoff: { strategy: 'constant', base: 5 }, jitter: 'none' };
 const get = (driver: Driver, path: string, options: HttpRetryOptions) =>
   driver.send({ method: 'GET', url: `${server.url}${path}`, options });
 const transitions = (events: RetrylineEvent[]) =>
   events.flatMap((e) => (e.type === 'breaker-state' ? [`${e.from}→${e.to}`] : []));
+/** Options on a fresh virtual clock (with a seeded random), and the clock. */
+const onVirtualTime = (options: HttpRetryOptions) => {
+  const clock = virtualClock(T0);
+  return { clock, options: { ...fast, clock, random: seededRandom(13), ...options } };
+};
+
+/**
+ * Waits for `work` while letting the clock's waits pass as soon as they are due: each round fires
+ * every pending sleep, then gives the sockets a turn, until `work` settles.
+ */
+async function onClock<T>(clock: VirtualClock, work: Promise<T>): Promise<T> {
+  const watched = observe(work);
+  while (!watched.state.settled) {
+    await clock.runAll();
+    if (!watched.state.settled) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return work;
+}
+
+/** Resolves once the clock holds a sleep: a request is waiting on it. */
+async function untilWaiting(clock: VirtualClock): Promise<void> {
+  while (clock.pending() === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+}
 
 describe.each(drivers)('guards through $name', (driver) => {
   it('a breaker opens after consecutive failures, fails fast without sending, and closes after a good trial', async () => {
-    const options: HttpRetryOptions = {
-      ...fast,
+    const { clock, options } = onVirtualTime({
       retries: 0,
       store: memoryStore(),
       breaker: { consecutiveFailures: 3, openMs: 300 },
-    };
+    });
     server.script('/flaky', [{ status: 503 }]);
     const seen: string[] = [];
     for (let i = 0; i < 3; i++) seen.push(...transitions((await get(driver, '/flaky', options)).events));
     expect(seen).toEqual(['closed→open']);
     const refused = await get(driver, '/flaky', options);
-    expect(refused.outcome).toMatchObject({ kind: 'retryline-error', name: 'CircuitOpenError' });
-    expect((refused.outcome as { retryAt?: number }).retryAt).toBeGreaterThan(Date.now());
+    expect(refused.outcome).toMatchObject({
+      kind: 'retryline-error',
+      name: 'CircuitOpenError',
+      retryAt: T0 + 300,
+    });
     expect(refused.events.some((e) => e.type === 'attempt-start')).toBe(false);
     expect(refused.events.at(-1)).toMatchObject({
       type: 'request-end',
@@ -35,7 +73,9 @@ describe.each(drivers)('guards through $name', (driver) => {
     });
     expect(server.requests('/flaky')).toHaveLength(3); // the refused call never reached the server
 
-    await new Promise((resolve) => setTimeout(resolve, 320));
+    await clock.advance(299);
+    expect((await get(driver, '/flaky', options)).outcome).toMatchObject({ name: 'CircuitOpenError' });
+    await clock.advance(1);
     server.script('/flaky', [{ status: 200, body: 'back' }]);
     const trial = await get(driver, '/flaky', options);
     expect(trial.outcome).toMatchObject({ kind: 'response', status: 200 });
@@ -43,16 +83,15 @@ describe.each(drivers)('guards through $name', (driver) => {
   });
 
   it('a retry budget keeps retries within its ratio of requests', async () => {
-    const options: HttpRetryOptions = {
-      ...fast,
+    const { clock, options } = onVirtualTime({
       retries: 5,
       store: memoryStore(),
       budget: { ratio: 0.5, minPerSecond: 0 },
-    };
+    });
     server.script('/down', [{ status: 503 }]);
     const names: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const { outcome } = await get(driver, '/down', options);
+      const { outcome } = await onClock(clock, get(driver, '/down', options));
       names.push(outcome.kind === 'retryline-error' ? outcome.name : outcome.kind);
     }
     const sent = server.requests('/down').length;
@@ -65,69 +104,75 @@ describe.each(drivers)('guards through $name', (driver) => {
 
 describe.each(drivers)('rate limiter through $name', (driver) => {
   it("'reject' mode: a request without a token fails at once with RateLimitedError and is not sent", async () => {
-    const options: HttpRetryOptions = {
-      ...fast,
+    const { options } = onVirtualTime({
       store: memoryStore(),
       limiter: { capacity: 2, refillPerSecond: 0.5, mode: 'reject' },
-    };
+    });
     server.script('/r', [{ status: 200 }]);
     const outcomes = [];
     for (let i = 0; i < 3; i++) outcomes.push((await get(driver, '/r', options)).outcome);
     expect(outcomes.slice(0, 2)).toMatchObject([{ status: 200 }, { status: 200 }]);
-    expect(outcomes[2]).toMatchObject({ kind: 'retryline-error', name: 'RateLimitedError' });
-    expect((outcomes[2] as { retryAt?: number }).retryAt).toBeGreaterThan(Date.now());
+    // Two tokens taken at T0; the next one is back after 1 / 0.5 per second.
+    expect(outcomes[2]).toMatchObject({
+      kind: 'retryline-error',
+      name: 'RateLimitedError',
+      retryAt: T0 + 2000,
+    });
     expect(server.requests('/r')).toHaveLength(2);
   });
 
   it("'wait' mode: requests wait for a token instead of failing", async () => {
-    const options: HttpRetryOptions = {
-      ...fast,
+    const { clock, options } = onVirtualTime({
       store: memoryStore(),
       limiter: { capacity: 1, refillPerSecond: 10 },
-    };
+    });
     server.script('/w', [{ status: 200 }]);
-    // Three at once: the bucket holds one token, so two of them must wait for the next ones,
-    // however long any request takes.
-    const sent = await Promise.all([0, 1, 2].map(() => get(driver, '/w', options)));
+    // Three at once: the bucket holds one token, so two of them must wait for the next ones.
+    const sent = await onClock(clock, Promise.all([0, 1, 2].map(() => get(driver, '/w', options))));
     for (const { outcome } of sent) expect(outcome).toMatchObject({ status: 200 });
     expect(server.requests('/w')).toHaveLength(3);
     const waits = sent.map(({ events }) =>
       events.some((event) => event.type === 'guard-wait' && event.guard === 'limiter'),
     );
     expect(waits.filter(Boolean)).toHaveLength(2);
-    // One token per 100 ms: attempts start at least that far apart, timed by the client's own clock
-    // (arrivals at the server also carry connection set-up, which differs between attempts).
+    // One token per 100 ms: one attempt starts at once, the others a token apart, on the clock.
     const admitted = sent
-      .map(({ events }) => events.find((event) => event.type === 'attempt-start')?.t ?? 0)
-      .sort((a, b) => a - b);
-    expect((admitted[1] ?? 0) - (admitted[0] ?? 0)).toBeGreaterThanOrEqual(95);
-    expect((admitted[2] ?? 0) - (admitted[1] ?? 0)).toBeGreaterThanOrEqual(95);
+      .map(({ events }) => events.find((event) => event.type === 'attempt-start')?.t)
+      .sort((a, b) => (a ?? 0) - (b ?? 0));
+    expect(admitted).toEqual([T0, T0 + 100, T0 + 200]);
   });
 
   it("'wait' mode never waits past the deadline, and an abort ends the wait at once", async () => {
-    const store = memoryStore();
-    const limiter = { capacity: 1, refillPerSecond: 0.2 };
-    server.script('/d', [{ status: 200 }]);
-    await get(driver, '/d', { ...fast, store, limiter });
-    const late = await get(driver, '/d', { ...fast, store, limiter, deadline: 1000 });
-    expect(late.outcome).toMatchObject({ kind: 'retryline-error', name: 'RateLimitedError' });
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('gone')), 50);
-    const started = Date.now();
-    const aborted = await driver.send({
-      method: 'GET',
-      url: `${server.url}/d`,
-      options: { ...fast, store, limiter },
-      signal: controller.signal,
+    const { clock, options } = onVirtualTime({
+      store: memoryStore(),
+      limiter: { capacity: 1, refillPerSecond: 0.2 },
     });
-    expect(aborted.outcome).toMatchObject({ kind: 'aborted' });
-    expect(Date.now() - started).toBeLessThan(1000);
+    server.script('/d', [{ status: 200 }]);
+    await get(driver, '/d', options);
+    // The next token is 5 s away: past a 1 s deadline, so no wait at all.
+    const late = await get(driver, '/d', { ...options, deadline: 1000 });
+    expect(late.outcome).toMatchObject({ kind: 'retryline-error', name: 'RateLimitedError' });
+    expect(late.events.some((e) => e.type === 'guard-wait')).toBe(false);
+    expect(clock.now()).toBe(T0);
+
+    const controller = new AbortController();
+    const aborted = observe(
+      driver.send({ method: 'GET', url: `${server.url}/d`, options, signal: controller.signal }),
+    );
+    await untilWaiting(clock); // waiting for the token
+    controller.abort(new Error('gone'));
+    await aborted.done;
+    expect(aborted.state.value?.outcome).toMatchObject({ kind: 'aborted' });
+    // Ended without the clock moving, and no sleep left behind.
+    expect(clock.now()).toBe(T0);
+    expect(clock.pending()).toBe(0);
     expect(server.requests('/d')).toHaveLength(1);
   });
 });
 
 describe.each(drivers)('bulkhead and pacing through $name', (driver) => {
   it('a bulkhead of one place refuses a concurrent request with BulkheadRejectedError, unsent; a queue slot makes it wait', async () => {
+    // On the real clock: the queue waits for a real response, not for time.
     const store = memoryStore();
     server.script('/slow', [{ status: 200, body: 'done', delayMs: 200 }]);
     const refusing: HttpRetryOptions = { ...fast, store, bulkhead: { maxConcurrent: 1 } };
@@ -139,27 +184,48 @@ describe.each(drivers)('bulkhead and pacing through $name', (driver) => {
     expect(second.outcome).toMatchObject({ kind: 'retryline-error', name: 'BulkheadRejectedError' });
     expect(server.requests('/slow')).toHaveLength(1);
 
+    // Every event of both requests, in the order they happened.
+    const order: string[] = [];
+    const stop = subscribe((event) => {
+      if (event.type === 'attempt-start' || event.type === 'guard-wait' || event.type === 'request-end') {
+        order.push(`${event.requestId} ${event.type}`);
+      }
+    });
     const queueing: HttpRetryOptions = { ...fast, store, bulkhead: { maxConcurrent: 1, maxQueue: 1 } };
-    const both = await Promise.all([get(driver, '/slow', queueing), get(driver, '/slow', queueing)]);
+    const both = await Promise.all([get(driver, '/slow', queueing), get(driver, '/slow', queueing)]).finally(
+      stop,
+    );
     expect(both.map(({ outcome }) => outcome)).toMatchObject([{ status: 200 }, { status: 200 }]);
-    const [, a, b] = server.requests('/slow');
-    // The second was sent only once the first had its response (200 ms later).
-    expect((b?.receivedAt ?? 0) - (a?.receivedAt ?? 0)).toBeGreaterThanOrEqual(190);
-    expect(both[1]?.events.find((e) => e.type === 'guard-wait')).toMatchObject({ guard: 'bulkhead' });
+    expect(server.requests('/slow')).toHaveLength(3);
+    const queued = both.find(({ events }) => events.some((e) => e.type === 'guard-wait'));
+    const holder = both.find((result) => result !== queued);
+    expect(queued?.events.find((e) => e.type === 'guard-wait')).toMatchObject({ guard: 'bulkhead' });
+    const idOf = (result: typeof queued) => result?.events[0]?.requestId;
+    // The queued request starts only after the holder was sent, by waiting for its place.
+    expect(order.filter((line) => !line.endsWith('request-end'))).toEqual([
+      `${idOf(holder)} attempt-start`,
+      `${idOf(queued)} guard-wait`,
+      `${idOf(queued)} attempt-start`,
+    ]);
   });
 
   it('after a 429 with Retry-After: 1, a later request to the origin waits for the reset instead of getting another 429', async () => {
-    const store = memoryStore();
+    const { clock, options } = onVirtualTime({ store: memoryStore() });
     server.script('/quota', [{ status: 429, headers: { 'Retry-After': '1' } }]);
     server.script('/other', [{ status: 200, body: 'ok' }]);
-    const limited = await get(driver, '/quota', { ...fast, store, retries: 0 });
+    const limited = await onClock(clock, get(driver, '/quota', { ...options, retries: 0 }));
     expect(limited.outcome).toMatchObject({ status: 429 });
-    const later = await get(driver, '/other', { ...fast, store });
+    const later = await onClock(clock, get(driver, '/other', options));
     expect(later.outcome).toMatchObject({ kind: 'response', status: 200 });
-    const [quota] = server.requests('/quota');
-    const [other] = server.requests('/other');
-    expect((other?.receivedAt ?? 0) - (quota?.receivedAt ?? 0)).toBeGreaterThanOrEqual(990);
-    expect(later.events.find((e) => e.type === 'guard-wait')).toMatchObject({ guard: 'pacing' });
+    expect(server.requests('/quota')).toHaveLength(1);
+    expect(server.requests('/other')).toHaveLength(1);
+    // Sent no sooner than the reset, and spread by at most min(1 s / 10, 1 s).
+    const wait = later.events.find((e) => e.type === 'guard-wait');
+    expect(wait).toMatchObject({ guard: 'pacing' });
+    const waited = wait?.type === 'guard-wait' ? wait.waited : 0;
+    expect(waited).toBeGreaterThanOrEqual(1000);
+    expect(waited).toBeLessThanOrEqual(1100);
+    expect(later.events.find((e) => e.type === 'attempt-start')?.t).toBe(T0 + waited);
   });
 
   it("with onRetryAfterTooLong: 'clamp', a retry after a long Retry-After waits maxRetryAfter once and is sent", async () => {
@@ -167,18 +233,35 @@ describe.each(drivers)('bulkhead and pacing through $name', (driver) => {
       { status: 429, headers: { 'Retry-After': '120' } },
       { status: 200, body: 'ok' },
     ]);
-    const result = await get(driver, '/long-quota', {
-      ...fast,
+    const { clock, options } = onVirtualTime({
       store: memoryStore(),
       maxRetryAfter: 200,
       onRetryAfterTooLong: 'clamp',
     });
+    const result = await onClock(clock, get(driver, '/long-quota', options));
     expect(result.outcome).toMatchObject({ kind: 'response', status: 200 });
-    const [first, second] = server.requests('/long-quota');
-    // The clamped wait (200 ms plus its spread of at most 20 ms), not pacing's 120 s refusal.
-    expect((second?.receivedAt ?? 0) - (first?.receivedAt ?? 0)).toBeGreaterThanOrEqual(190);
+    expect(server.requests('/long-quota')).toHaveLength(2);
+    // The clamped wait (200 ms: no spread past maxRetryAfter), not 120 s, and not held again by
+    // pacing after it.
+    const scheduled = result.events.find((e) => e.type === 'retry-scheduled');
+    const delay = scheduled?.type === 'retry-scheduled' ? scheduled.delay : 0;
+    expect(delay).toBe(200);
+    expect(result.events.filter((e) => e.type === 'attempt-start').map((e) => e.t)).toEqual([T0, T0 + delay]);
     expect(result.events.some((e) => e.type === 'guard-wait')).toBe(false);
   });
+});
+
+describe.each(drivers)('guard options through $name', (driver) => {
+  it.each(['budget', 'breaker', 'store', 'pacing', 'limiter', 'bulkhead'])(
+    '%s: null is refused when the client is made, like any wrong value, and nothing is sent',
+    async (name) => {
+      server.script('/null-option', [{ status: 200 }]);
+      const sent = get(driver, '/null-option', { ...fast, [name]: null } as HttpRetryOptions);
+      await expect(sent).rejects.toThrow(InvalidOptionsError);
+      await expect(sent).rejects.toThrow(new RegExp(`^Expected ${name} to be .*, got null$`));
+      expect(server.requests('/null-option')).toHaveLength(0);
+    },
+  );
 });
 
 describe('what the breaker counts', () => {

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { observe } from '../../../../test/support/observe';
-import { isRetrylineError } from '../errors';
+import { InvalidOptionsError, isRetrylineError } from '../errors';
 import type { RetrylineEvent } from '../events/types';
 import type { HttpExchange, HttpRetryOptions } from '../http/request-engine';
 import { runHttpRequest } from '../http/request-engine';
 import { type RetryOptions, retry } from '../retry';
 import { seededRandom } from '../time/random';
 import { type VirtualClock, virtualClock } from '../time/virtual-clock';
+import { type GuardOptions, resolveGuards } from './guards';
+import { BUDGET_DEFAULTS } from './retry-budget';
 import { memoryStore, type Store } from './store';
 
 // Every guard through the attempt loop, on virtual time: the bulkhead and the other guards through
@@ -451,26 +453,134 @@ describe('server-informed pacing, through the HTTP engine', () => {
     expect(client.sent).toEqual(['https://api.example/1@0', 'https://api.example/2@0']);
   });
 
-  it('fails at once with RateLimitedError when the reset is past the deadline or maxRetryAfter', async () => {
+  it('holds a later request no longer than maxRetryAfter after a longer Retry-After, then sends it', async () => {
+    const clock = virtualClock(T0);
+    const client = httpClient(clock, memoryStore(), (url) =>
+      url.endsWith('/1')
+        ? { status: 429, headers: new Headers({ 'Retry-After': '120' }) }
+        : { status: 200, headers: new Headers() },
+    );
+    const one = client.get('https://api.example/1');
+    await clock.advance(0);
+    await one.done;
+    const later = client.get('https://api.example/2'); // maxRetryAfter is 60 s by default
+    await clock.runAll();
+    await later.done;
+    expect(later.state.error).toBeUndefined();
+    // The spread never stretches a pause past the cap.
+    expect(client.sent).toEqual(['https://api.example/1@0', 'https://api.example/2@60000']);
+    expect(client.events.find((e) => e.type === 'guard-wait')).toMatchObject({
+      guard: 'pacing',
+      waited: 60_000,
+    });
+  });
+
+  it('fails at once with RateLimitedError when the pause does not fit the deadline', async () => {
     const clock = virtualClock(T0);
     const client = httpClient(clock, memoryStore(), () => ({
       status: 429,
-      headers: new Headers({ 'Retry-After': '120' }),
+      headers: new Headers({ 'Retry-After': '30' }),
     }));
     const one = client.get('https://api.example/1');
     await clock.advance(0);
     await one.done;
-    const tooLong = client.get('https://api.example/2'); // maxRetryAfter is 60 s by default
-    const pastDeadline = client.get('https://api.example/3', { maxRetryAfter: 300_000, deadline: 10_000 });
+    const pastDeadline = client.get('https://api.example/3', { deadline: 10_000 });
     await clock.runAll();
-    await Promise.all([tooLong.done, pastDeadline.done]);
-    for (const call of [tooLong, pastDeadline]) {
-      expect(isRetrylineError(call.state.error, 'RateLimitedError')).toBe(true);
-      expect((call.state.error as { retryAt: number }).retryAt).toBe(T0 + 120_000);
-    }
-    expect((tooLong.state.error as Error).message).toBe(
-      `GET https://api.example/2 was not sent: the server said the quota for https://api.example is spent until ${new Date(T0 + 120_000).toISOString()}`,
+    await pastDeadline.done;
+    expect(isRetrylineError(pastDeadline.state.error, 'RateLimitedError')).toBe(true);
+    expect((pastDeadline.state.error as { retryAt: number }).retryAt).toBe(T0 + 30_000);
+    expect((pastDeadline.state.error as Error).message).toBe(
+      `GET https://api.example/3 was not sent: the server said the quota for https://api.example is spent until ${new Date(T0 + 30_000).toISOString()}`,
     );
     expect(client.sent).toEqual(['https://api.example/1@0']);
+  });
+
+  describe('no header pauses an origin for longer than maxRetryAfter', () => {
+    const MAX = 5_000;
+    const EPOCH_2058 = String(Math.floor(Date.UTC(2058, 0, 1) / 1000));
+    it.each([
+      ['a 200 with RateLimit t=1e9', 200, { RateLimit: '"default";r=0;t=1000000000' }],
+      [
+        'a 200 with RateLimit-Reset in 2058 (epoch seconds)',
+        200,
+        { 'RateLimit-Remaining': '0', 'RateLimit-Reset': EPOCH_2058 },
+      ],
+      [
+        'a 200 with X-RateLimit-Reset in 2058 (epoch seconds)',
+        200,
+        { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': EPOCH_2058 },
+      ],
+      ['a 429 with Retry-After: 1e9', 429, { 'Retry-After': '1000000000' }],
+      ['a 429 with Retry-After: 10 KB of nines', 429, { 'Retry-After': '9'.repeat(10_240) }],
+      ['a 429 with Retry-After in 9999', 429, { 'Retry-After': 'Fri, 31 Dec 9999 23:59:59 GMT' }],
+    ] as const)(
+      '%s: the store is told at most now + maxRetryAfter, and the next request is sent',
+      async (_what, status, headers) => {
+        const clock = virtualClock(T0);
+        const store = memoryStore();
+        const told: number[] = [];
+        const pacingSet = store.pacingSet;
+        store.pacingSet = (key, until, now) => {
+          told.push(until - now);
+          return pacingSet(key, until, now);
+        };
+        const client = httpClient(clock, store, (url) =>
+          url.endsWith('/1')
+            ? { status, headers: new Headers(headers) }
+            : { status: 200, headers: new Headers() },
+        );
+        const one = client.get('https://api.example/1', { maxRetryAfter: MAX });
+        await clock.advance(0);
+        await one.done;
+        expect(told).toEqual([MAX]);
+        const later = client.get('https://api.example/2', { maxRetryAfter: MAX });
+        await clock.runAll();
+        await later.done;
+        expect(later.state.error).toBeUndefined();
+        expect(client.sent).toEqual(['https://api.example/1@0', `https://api.example/2@${MAX}`]);
+      },
+    );
+  });
+
+  it('refuses a random source that breaks its contract before the paced attempt is sent', async () => {
+    const clock = virtualClock(T0);
+    const store = memoryStore();
+    await store.pacingSet('https://api.example', T0 + 5_000, T0);
+    const client = httpClient(clock, store, () => ({ status: 200, headers: new Headers() }));
+    const call = client.get('https://api.example/1', { random: () => 2 });
+    await clock.runAll();
+    await call.done;
+    expect(isRetrylineError(call.state.error, 'InvalidOptionsError')).toBe(true);
+    expect((call.state.error as Error).message).toBe('Expected random() to be a number in [0, 1), got 2');
+    expect(client.sent).toEqual([]);
+  });
+});
+
+describe('resolveGuards', () => {
+  const resolve = (options: Record<string, unknown>) => () =>
+    resolveGuards(options as GuardOptions, { budget: true, pacing: true });
+
+  it.each([
+    [{ budget: null }, 'Expected budget to be true or an object, got null'],
+    [{ breaker: null }, 'Expected breaker to be true or an object, got null'],
+    [{ store: null }, 'Expected store to be a Store (memoryStore() or a shared store), got null'],
+    [{ pacing: null }, 'Expected pacing to be a boolean, got null'],
+    [{ limiter: null }, 'Expected limiter to be an object with capacity and refillPerSecond, got null'],
+    [
+      { limiter: { capacity: 1, refillPerSecond: 1, mode: null } },
+      "Expected limiter.mode to be one of 'wait', 'reject', got null",
+    ],
+    [{ bulkhead: null }, 'Expected bulkhead to be an object with maxConcurrent, got null'],
+  ])('refuses null like any other wrong value, never reading it as the default: %o', (options, message) => {
+    expect(resolve(options)).toThrow(InvalidOptionsError);
+    expect(resolve(options)).toThrow(message);
+  });
+
+  it('reads only undefined as absent', () => {
+    // As JavaScript callers (and spread option objects) pass them.
+    const absent = { budget: undefined, store: undefined, pacing: undefined } as unknown as GuardOptions;
+    const guards = resolveGuards(absent, { budget: true, pacing: true });
+    expect(guards.budget).toEqual(BUDGET_DEFAULTS);
+    expect(guards.pacing).toBe(true);
   });
 });

@@ -102,14 +102,23 @@ export interface ResolvedGuards {
   readonly pacing: boolean;
 }
 
-/** Validates guard options once; `budgetByDefault` says whether an absent `budget` means the defaults. */
+/** `fallback` only for an option that is absent: unlike `??`, `null` stays, to be refused. */
+const orDefault = <T, F>(value: T | undefined, fallback: F): T | F =>
+  value === undefined ? fallback : value;
+
+/**
+ * Validates guard options once; `defaults` says what an absent `budget` and `pacing` mean. Only
+ * `undefined` is absent: `null` is a mistake like any other value of the wrong type, never a
+ * silent default (as `breaker: null` has always been).
+ */
 export function resolveGuards(
   options: GuardOptions & { pacing?: boolean },
   defaults: { budget: boolean; pacing: boolean },
 ): ResolvedGuards {
   const breaker = own(options, 'breaker');
-  const budget = own(options, 'budget') ?? defaults.budget;
-  const store = own(options, 'store') ?? defaultStore();
+  const budget = orDefault(own(options, 'budget'), defaults.budget);
+  const given = own(options, 'store');
+  const store = given === undefined ? defaultStore() : given;
   if (typeof store !== 'object' || store === null || typeof store.breakerAdmit !== 'function') {
     throw invalid('store', 'a Store (memoryStore() or a shared store)', store);
   }
@@ -117,10 +126,10 @@ export function resolveGuards(
   if (limiter !== undefined && (typeof limiter !== 'object' || limiter === null)) {
     throw invalid('limiter', 'an object with capacity and refillPerSecond', limiter);
   }
-  const mode = limiter ? (own(limiter, 'mode') ?? 'wait') : 'wait';
+  const mode = limiter ? orDefault(own(limiter, 'mode'), 'wait') : 'wait';
   if (mode !== 'wait' && mode !== 'reject') throw invalid('limiter.mode', "one of 'wait', 'reject'", mode);
   const bulkhead = own(options, 'bulkhead');
-  const pacing = own(options, 'pacing') ?? defaults.pacing;
+  const pacing = orDefault(own(options, 'pacing'), defaults.pacing);
   if (typeof pacing !== 'boolean') throw invalid('pacing', 'a boolean', pacing);
   return {
     breaker: breaker === undefined || breaker === false ? undefined : normalizeBreaker(breaker),
@@ -254,6 +263,8 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
     const until = await store.pacingGet(key, now);
     if (!paused(until, now)) return undefined;
     const wait = until - now;
+    // Longer than this request may wait (a store shared with a client that allows longer): refused
+    // at once, as a hint that long stops retrying, never held.
     if (wait > policy.maxRetryAfter || wait >= attempt.remaining) {
       return {
         outcome: 'rate-limited',
@@ -263,9 +274,10 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
         ),
       };
     }
-    // DESIGN §5's spread, so the clients held back do not all return at the same instant.
+    // A spread so the clients held back do not all return at the same instant; it never stretches
+    // the pause past maxRetryAfter.
     const spread = policy.random() * Math.min(wait / 10, 1000);
-    await clock.sleep(Math.min(wait + spread, attempt.remaining), attempt.signal);
+    await clock.sleep(Math.min(wait + spread, policy.maxRetryAfter, attempt.remaining), attempt.signal);
     waited(attempt.attempt, 'pacing', now);
     return undefined;
   }
@@ -490,10 +502,10 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
     },
     async pace(until) {
       const now = clock.now();
-      // With 'clamp' a hint is waited out for maxRetryAfter at most, a retry's wait as the pause it
-      // shares: a retry that waited the clamped hint is not held back again by the rest of it.
-      const limit = policy.onRetryAfterTooLong === 'clamp' ? now + policy.maxRetryAfter : until;
-      await store.pacingSet(key, Math.min(until, limit), now);
+      // Capped before the store sees it, so no store (memory or shared) keeps a pause longer than
+      // maxRetryAfter: one hostile or buggy header must not hold an origin for years. A retry that
+      // waited a hint clamped to maxRetryAfter is not held back again by the rest of it either.
+      await store.pacingSet(key, Math.min(until, now + policy.maxRetryAfter), now);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_DELAY_LIMIT } from '../policy/normalize';
 import { budgetCountInPlace, budgetInit, budgetRecordRequest, normalizeBudget } from './retry-budget';
 import { memoryFastPath, memoryStore } from './store';
 
@@ -53,5 +54,31 @@ describe('budgetCountInPlace', () => {
     expect(budgetCountInPlace(state, BUDGET, T + 1000)).toBe(false);
     expect(state.buckets).toEqual([{ slot: expect.any(Number), requests: 2, retries: 0 }]);
     expect(budgetCountInPlace(budgetInit(), BUDGET, T)).toBe(false);
+  });
+});
+
+describe("the memory store's pacing", () => {
+  it('keeps the later of two pauses until it passes', async () => {
+    const store = memoryStore();
+    await store.pacingSet(KEY, T + 5000, T);
+    await store.pacingSet(KEY, T + 2000, T);
+    expect(store.pacingGet(KEY, T + 4999)).toBe(T + 5000);
+    expect(store.pacingGet(KEY, T + 5000)).toBeUndefined();
+  });
+
+  it('never pauses a key for longer than the longest maxRetryAfter, whatever it is told', async () => {
+    const store = memoryStore();
+    for (const until of [Number.POSITIVE_INFINITY, 1e30, T + MAX_DELAY_LIMIT + 1]) {
+      await store.pacingSet(KEY, until, T);
+      expect(store.pacingGet(KEY, T)).toBe(T + MAX_DELAY_LIMIT);
+    }
+  });
+
+  it('pauses nothing for a time that is not after now, NaN included', async () => {
+    const store = memoryStore();
+    for (const until of [Number.NaN, T, T - 1, Number.NEGATIVE_INFINITY])
+      await store.pacingSet(KEY, until, T);
+    expect(store.pacingGet(KEY, T)).toBeUndefined();
+    expect(store.size().pacing).toBe(0);
   });
 });

@@ -1,3 +1,4 @@
+import { MAX_DELAY_LIMIT } from '../policy/normalize';
 import {
   type BreakerAdmission,
   type BreakerConfig,
@@ -86,7 +87,9 @@ export interface Store {
   bulkheadRelease(key: string, holder: string, now: number): Promise<void>;
   /**
    * Server-informed pacing: the server said the key's quota is spent until `until` (a 429 with
-   * Retry-After, `RateLimit: r=0`). Keeps the later of the stored and the given time.
+   * Retry-After, `RateLimit: r=0`). Keeps the later of the stored and the given time. Guards pass
+   * an `until` already capped at `now` + the request's `maxRetryAfter` (so at most
+   * `now + MAX_DELAY_LIMIT`), never a server's raw value: a store may size expiries by it.
    */
   pacingSet(key: string, until: number, now: number): Promise<void>;
   /** When the key's quota is back, if it is still spent at `now`. */
@@ -261,8 +264,10 @@ export function memoryStore(): MemoryStore {
     },
     async pacingSet(key, until, now) {
       sweep(now);
-      if (until <= now) return;
-      paused.set(key, Math.max(paused.get(key) ?? 0, until));
+      // Negated so that a NaN pauses nothing. The bound is the longest maxRetryAfter there is: a
+      // caller that skipped the guards' cap (or passed Infinity) cannot pause a key for longer.
+      if (!(until > now)) return;
+      paused.set(key, Math.max(paused.get(key) ?? 0, Math.min(until, now + MAX_DELAY_LIMIT)));
     },
     pacingGet(key, now) {
       // Most of the time no key is paused: no lookup at all.

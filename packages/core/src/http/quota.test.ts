@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { quotaSpentUntil } from './quota';
-import { parseRetryHint, parseSpentQuota } from './retry-hint';
+import { MAX_HINT_DELAY, parseRetryHint, parseSpentQuota } from './retry-hint';
 
 const NOW = 1_000_000;
 const spent = (status: number, headers: Record<string, string>) =>
@@ -22,6 +23,59 @@ describe('quotaSpentUntil', () => {
     [200, { 'ratelimit-reset': '3', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '7' }, NOW + 7000],
   ] as const)('%i %o: spent until the reset', (status, headers, until) => {
     expect(spent(status, headers)).toBe(until);
+  });
+
+  it.each([200, 429, 503])(
+    '%i: a reset in epoch seconds is spent until that time, not that many seconds on',
+    (status) => {
+      const at = Date.UTC(2058, 0, 1);
+      for (const family of ['ratelimit', 'x-ratelimit']) {
+        const headers = { [`${family}-remaining`]: '0', [`${family}-reset`]: String(at / 1000) };
+        expect(spent(status, headers), family).toBe(at);
+      }
+    },
+  );
+
+  it('is never NaN, Infinity or before now, and never past now + MAX_HINT_DELAY, whatever the headers', () => {
+    const name = fc.constantFrom(
+      'retry-after',
+      'ratelimit',
+      'ratelimit-remaining',
+      'ratelimit-reset',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
+    );
+    const value = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom(
+        '0',
+        '-1',
+        '1e9',
+        '1000000000',
+        '1e30',
+        'NaN',
+        '"d";r=0;t=1000000000',
+        '9'.repeat(10_240),
+      ),
+      fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }).map(String),
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom(200, 429, 503),
+        fc.dictionary(name, value),
+        // Whole milliseconds, as clocks give them: a fraction could round by an ulp on the way.
+        fc.double({ min: -1e15, max: 1e15, noNaN: true }).map(Math.trunc),
+        (status, headers, now) => {
+          const until = quotaSpentUntil(status, headers, parseRetryHint(headers, now));
+          if (until === undefined) return;
+          expect(Number.isFinite(until)).toBe(true);
+          expect(until).toBeGreaterThanOrEqual(now);
+          expect(until - now).toBeLessThanOrEqual(MAX_HINT_DELAY);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it.each([

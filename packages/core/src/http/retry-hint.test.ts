@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type HeadersLike, headerValue } from './headers';
-import { MAX_HINT_DELAY, parseRetryHint, type RetryHintSource } from './retry-hint';
+import { MAX_HINT_DELAY, parseRetryHint, parseSpentQuota, type RetryHintSource } from './retry-hint';
 
 const NOW = Date.UTC(2024, 5, 15, 12, 0, 0);
 const NOW_SECONDS = NOW / 1000;
@@ -177,6 +177,25 @@ describe('parseRetryHint', () => {
     it.each(['-1', '1.5', 'abc', '', '1 2', 'Sat, 15 Jun 2024 12:01:00 GMT'])('ignores %j', (value) => {
       expect(parseRetryHint({ 'ratelimit-reset': value }, NOW)).toBeUndefined();
     });
+
+    it.each([
+      ['the largest number read as seconds', '999999999', 999_999_999_000],
+      ['epoch seconds', String(NOW_SECONDS + 60), 60_000],
+      ['epoch milliseconds', String(NOW + 1_500), 1_500],
+      ['past epoch seconds', String(NOW_SECONDS - 60), 0],
+      ['the smallest epoch-seconds value, long past', '1000000000', 0],
+    ])(
+      'reads %s as X-RateLimit-Reset does: a timestamp-sized value is a timestamp',
+      (_what, value, delay) => {
+        for (const headers of [
+          { 'ratelimit-reset': value },
+          { 'ratelimit-reset': value, 'ratelimit-remaining': '0' },
+        ]) {
+          expect(parseRetryHint(headers, NOW)).toMatchObject({ delay, retryAt: NOW + delay });
+          expect(parseSpentQuota({ ...headers, 'ratelimit-remaining': '0' }, NOW)?.delay).toBe(delay);
+        }
+      },
+    );
   });
 
   describe('X-RateLimit-Reset (de facto)', () => {
@@ -447,5 +466,110 @@ describe('parseRetryHint properties', () => {
         );
       }),
     );
+  });
+});
+
+describe('hostile hint values', () => {
+  // Each hint header with the companion that makes a reset count (a remaining count of zero).
+  const FIELDS: ReadonlyArray<readonly [RetryHintSource, (value: string) => Record<string, string>]> = [
+    ['retry-after', (value) => ({ 'retry-after': value })],
+    ['ratelimit', (value) => ({ ratelimit: `"default";r=0;t=${value}` })],
+    ['ratelimit-reset', (value) => ({ 'ratelimit-remaining': '0', 'ratelimit-reset': value })],
+    ['x-ratelimit-reset', (value) => ({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': value })],
+  ];
+  // UTF-8 bytes as a client that reads header bytes as Latin-1 (fetch, node) hands them over.
+  const asLatin1 = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+  const VALUES = [
+    '0',
+    '-0',
+    '-1',
+    '-1000000000',
+    '1000000000',
+    '1e9',
+    '1e30',
+    `1${'0'.repeat(30)}`,
+    'NaN',
+    'Infinity',
+    '-Infinity',
+    '0x10',
+    String(NOW_SECONDS - 86_400 * 365),
+    String(NOW_SECONDS + 86_400 * 365 * 1000),
+    String(NOW + 86_400_000),
+    'Thu, 01 Jan 1970 00:00:00 GMT',
+    'Fri, 31 Dec 9999 23:59:59 GMT',
+    '9'.repeat(10_240),
+    'x'.repeat(10_240),
+    `${'1'.repeat(5_000)}.${'1'.repeat(5_000)}`,
+    '١٢٠',
+    '１２０',
+    asLatin1('١٢٠'),
+    asLatin1('30 ⏳'),
+    '\u0000',
+    '',
+  ];
+
+  it.each(FIELDS)(
+    '%s: no hint, or a whole delay in [0, MAX_HINT_DELAY] with retryAt = now + delay',
+    (_source, field) => {
+      for (const now of [NOW, 0, -1e15, 1e15]) {
+        for (const value of VALUES) {
+          for (const hint of [parseRetryHint(field(value), now), parseSpentQuota(field(value), now)]) {
+            if (hint === undefined) continue;
+            expect(Number.isInteger(hint.delay), value.slice(0, 40)).toBe(true);
+            expect(hint.delay).toBeGreaterThanOrEqual(0);
+            expect(hint.delay).toBeLessThanOrEqual(MAX_HINT_DELAY);
+            expect(hint.retryAt).toBe(now + hint.delay);
+          }
+        }
+      }
+    },
+  );
+
+  it.each([
+    ['0', 0],
+    ['-1', undefined],
+    ['NaN', undefined],
+    ['1e30', undefined],
+    ['١٢٠', undefined],
+    ['1000000000', 1_000_000_000_000],
+    [`1${'0'.repeat(30)}`, MAX_HINT_DELAY],
+    ['9'.repeat(10_240), MAX_HINT_DELAY],
+    ['Thu, 01 Jan 1970 00:00:00 GMT', 0],
+    ['Fri, 31 Dec 9999 23:59:59 GMT', MAX_HINT_DELAY],
+  ] as const)('Retry-After %j: %o', (value, delay) => {
+    expect(delayOf({ 'retry-after': value })).toBe(delay);
+  });
+
+  it('reads a reset in epoch seconds or milliseconds as the time it names, past or future', () => {
+    for (const name of ['ratelimit-reset', 'x-ratelimit-reset']) {
+      const remaining = name.replace('reset', 'remaining');
+      const at = (value: string) => parseSpentQuota({ [remaining]: '0', [name]: value }, NOW)?.retryAt;
+      expect(at(String(NOW_SECONDS - 3600))).toBe(NOW);
+      expect(at(String(NOW_SECONDS + 3600))).toBe(NOW + 3_600_000);
+      expect(at(String(NOW + 3_600_000))).toBe(NOW + 3_600_000);
+      // Year 2058 as epoch seconds: 34 years from now, not 2.8 billion seconds (clamped to a century).
+      expect(at(String(Date.UTC(2058, 0, 1) / 1000))).toBe(Date.UTC(2058, 0, 1));
+    }
+  });
+
+  it('parses a megabyte of hostile text in each field in linear time (a backtracking pattern would hang)', () => {
+    const big = 1 << 20;
+    const shapes = [
+      '9'.repeat(big),
+      `${'9'.repeat(big)}x`,
+      `${'1.'.repeat(big / 2)}`,
+      ' '.repeat(big),
+      `"${'a'.repeat(big)}`,
+      `"d";${'a;'.repeat(big / 2)}`,
+      `${'a=1,'.repeat(big / 4)}`,
+      `"d";r=0;t=${'9'.repeat(big)}`,
+      `Sun, 06 Nov 1994 08:49:37 GMT${' '.repeat(big)}x`,
+    ];
+    for (const [, field] of FIELDS) {
+      for (const value of shapes) {
+        const hint = parseRetryHint(field(value), NOW);
+        expect(hint === undefined || (hint.delay >= 0 && hint.delay <= MAX_HINT_DELAY)).toBe(true);
+      }
+    }
   });
 });

@@ -44,11 +44,15 @@ const SECOND = 1000;
  * 1. `Retry-After`: delay-seconds (digits only) or an HTTP-date; a date in the past means 0.
  * 2. `RateLimit` (IETF draft): the largest `t` among policies with `r=0`, e.g. `"default";r=0;t=10`;
  *    also the older dictionary form `limit=100, remaining=0, reset=10`.
- * 3. `RateLimit-Reset`: delay-seconds, unless `RateLimit-Remaining` says quota is left.
- * 4. `X-RateLimit-Reset`: seconds, or an epoch timestamp in seconds (≥ 10^9) or milliseconds
- *    (≥ 10^12); decimals allowed. Skipped when `X-RateLimit-Remaining` says quota is left.
+ * 3. `RateLimit-Reset`: delay-seconds, or an epoch timestamp in seconds (≥ 10^9) or milliseconds
+ *    (≥ 10^12), unless `RateLimit-Remaining` says quota is left.
+ * 4. `X-RateLimit-Reset`: the same, decimals allowed. Skipped when `X-RateLimit-Remaining` says
+ *    quota is left.
  *
- * Every delay is rounded up to a whole millisecond and clamped to [0, {@link MAX_HINT_DELAY}].
+ * An epoch timestamp becomes the delay from `now` before anything else sees it (a past one is 0).
+ * Every delay is rounded up to a whole millisecond and clamped to [0, {@link MAX_HINT_DELAY}]:
+ * never NaN, negative or Infinity, however hostile the value. How long a client actually waits is
+ * the caller's to bound (`maxRetryAfter`).
  *
  * @param headers The response headers: fetch `Headers`, axios headers, or a plain object.
  * @param now The current time in epoch milliseconds (from the injected clock); HTTP-dates and
@@ -93,7 +97,7 @@ export function parseSpentQuota(headers: HeadersLike | undefined, now: number): 
   return (
     readHint(headers, 'ratelimit', readRateLimit, now) ??
     (saysNoneLeft(headerValue(headers, 'ratelimit-remaining'))
-      ? readHint(headers, 'ratelimit-reset', readResetSeconds, now)
+      ? readHint(headers, 'ratelimit-reset', readResetTime, now)
       : undefined) ??
     (saysNoneLeft(headerValue(headers, 'x-ratelimit-remaining'))
       ? readHint(headers, 'x-ratelimit-reset', readXResetTime, now)
@@ -167,29 +171,34 @@ const readRateLimit: DelayReader = (value) => {
   return typeof reset === 'number' && reset >= 0 ? reset * SECOND : undefined;
 };
 
-// draft-ietf-httpapi-ratelimit-headers-01 §3.3 (up to -06): RateLimit-Reset = delay-seconds.
-const readResetSeconds: DelayReader = (value) => {
+// The reset headers have no single form in the wild: RateLimit-Reset is delay-seconds in
+// draft-ietf-httpapi-ratelimit-headers-01 §3.3 (up to -06), yet servers send epoch seconds there
+// as GitHub does in X-RateLimit-Reset, and other APIs epoch milliseconds. A delay that long is
+// no delay anyone means, so a value of timestamp size is read as one; measured from `now`, a
+// reset already past asks for no wait.
+const EPOCH_MS_FROM = 1_000_000_000_000; // ≥ 10^12: epoch ms (since Sep 2001); as seconds: 31,700 years
+const EPOCH_SECONDS_FROM = 1_000_000_000; // ≥ 10^9: epoch s (since Sep 2001); as a delay: 31.7 years
+
+function resetDelay(reset: number, now: number): number {
+  if (reset >= EPOCH_MS_FROM) return reset - now;
+  if (reset >= EPOCH_SECONDS_FROM) return reset * SECOND - now;
+  return reset * SECOND;
+}
+
+// draft-01 §3.3: RateLimit-Reset = delay-seconds, digits only (no sign, fraction or unit).
+const readResetTime: DelayReader = (value, _headers, now) => {
   const text = trimOws(value);
-  return DIGITS.test(text) ? Number(text) * SECOND : undefined;
+  return DIGITS.test(text) ? resetDelay(Number(text), now) : undefined;
 };
 
 // draft-01 §3.2, §4: RateLimit-Remaining is the quota left; only at 0 does the reset mean "wait".
 const readRateLimitReset: DelayReader = (value, headers, now) =>
-  hasQuotaLeft(headers, 'ratelimit-remaining') ? undefined : readResetSeconds(value, headers, now);
-
-// X-RateLimit-Reset has no specification: GitHub sends epoch seconds, other APIs epoch
-// milliseconds or delay-seconds, some with a fraction. Telling them apart by size:
-const EPOCH_MS_FROM = 1_000_000_000_000; // ≥ 10^12: epoch ms (since Sep 2001); as seconds: 31,700 years
-const EPOCH_SECONDS_FROM = 1_000_000_000; // ≥ 10^9: epoch s (since Sep 2001); as a delay: 31.7 years
+  hasQuotaLeft(headers, 'ratelimit-remaining') ? undefined : readResetTime(value, headers, now);
 
 const readXResetTime: DelayReader = (value, _headers, now) => {
   const text = trimOws(value);
   // De facto: digits, optionally with a decimal fraction (`1.5`); no sign, exponent or unit.
-  if (!DECIMAL.test(text)) return undefined;
-  const number = Number(text);
-  if (number >= EPOCH_MS_FROM) return number - now;
-  if (number >= EPOCH_SECONDS_FROM) return number * SECOND - now;
-  return number * SECOND;
+  return DECIMAL.test(text) ? resetDelay(Number(text), now) : undefined;
 };
 
 // By analogy with RateLimit-Remaining: quota left means the reset time is no request to wait.

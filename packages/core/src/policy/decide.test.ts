@@ -139,11 +139,15 @@ describe('decide', () => {
         computation: { retry: 1, delay: 1000, raw: 1000, capped: 1000, overCap: false },
         hint,
       });
-      // Exactly the maximum is still honoured.
+      // Exactly the maximum is still honoured, with no spread past it.
       expect(decide(policy, stateAfter(policy, 1), T0, undefined, retryAfter(60_000))).toMatchObject({
         retry: true,
         reason: 'retry-after',
-        delay: 60_500,
+        delay: 60_000,
+      });
+      // Near it, the spread fits in the room left below it.
+      expect(decide(policy, stateAfter(policy, 1), T0, undefined, retryAfter(59_800))).toMatchObject({
+        delay: 59_900,
       });
     });
 
@@ -159,12 +163,12 @@ describe('decide', () => {
       });
     });
 
-    it("waits maxRetryAfter (plus its spread) instead with onRetryAfterTooLong: 'clamp'", () => {
+    it("waits maxRetryAfter instead with onRetryAfterTooLong: 'clamp', never past it", () => {
       const policy = policyWith({ onRetryAfterTooLong: 'clamp', maxRetryAfter: 20_000 });
       const hint = retryAfter(3_600_000);
       const decision = decide(policy, stateAfter(policy, 1), T0, undefined, hint);
-      // 20 000 + min(2000, 1000) · 0.5
-      expect(decision).toMatchObject({ retry: true, reason: 'retry-after', delay: 20_500, hint });
+      // No spread past the cap.
+      expect(decision).toMatchObject({ retry: true, reason: 'retry-after', delay: 20_000, hint });
     });
 
     it("stops with 'retry-after-too-long' when the hint ends at or after the deadline", () => {

@@ -93,7 +93,9 @@ export function decide(
     // A server that asks us to come back after the deadline cannot be obeyed: say so, with the
     // time it gave, rather than a bare deadline error.
     if (now + asked >= deadlineAt) return { retry: false, reason: 'retry-after-too-long', computation, hint };
-    const spread = Math.min(asked / 10, 1000) * policy.random();
+    // No server value holds a wait past maxRetryAfter (DESIGN §5): the spread takes only the room
+    // left below it (none for a hint clamped to it).
+    const spread = Math.min(asked / 10, 1000, policy.maxRetryAfter - asked) * policy.random();
     if (asked + spread >= delay) {
       delay = asked + spread;
       reason = hint.source === 'retry-after' ? 'retry-after' : 'rate-limit-reset';

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionsError, isRetrylineError } from '../errors';
 import { systemClock } from '../time/clock';
-import { mergeOptions, normalizePolicy } from './normalize';
+import { seededRandom } from '../time/random';
+import { decide, initialState } from './decide';
+import { describe as describeValue, mergeOptions, normalizePolicy } from './normalize';
 import type { PolicyOptions } from './options';
 
 const bad = (options: unknown) => () => normalizePolicy(options as PolicyOptions);
@@ -143,6 +145,52 @@ describe('normalizePolicy', () => {
       expect(normalizePolicy({}).retries).toBe(2);
     } finally {
       delete proto.retries;
+    }
+  });
+});
+
+describe('a random source that breaks its contract', () => {
+  const T0 = 1_000_000;
+  const retryAfter = { delay: 1000, source: 'retry-after' };
+  // After a failed first attempt: the next decision is the one that chooses the wait.
+  const decideAfterFirst = (random: () => unknown) => {
+    const policy = normalizePolicy({ random: random as () => number, jitter: 'none' });
+    return () => decide(policy, { ...initialState(policy, T0), attempts: 1 }, T0, undefined, retryAfter);
+  };
+
+  it.each([2, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '0.5', undefined])(
+    'is refused with InvalidOptionsError when it returns %o, where the draw is made, before its wait starts',
+    (value) => {
+      // The hint's spread draws even without jitter: unchecked, 2 stretched the wait and -1 cut it
+      // below what the server asked.
+      const choose = decideAfterFirst(() => value);
+      expect(choose).toThrow(InvalidOptionsError);
+      expect(choose).toThrow(`Expected random() to be a number in [0, 1), got ${describeValue(value)}`);
+      try {
+        choose();
+      } catch (error) {
+        expect((error as InvalidOptionsError).option).toBe('random');
+      }
+    },
+  );
+
+  it('is not called to validate it: creating a policy draws nothing, so a seeded sequence is not shifted', () => {
+    let calls = 0;
+    const source = seededRandom(5);
+    const policy = normalizePolicy({
+      random: () => {
+        calls++;
+        return source();
+      },
+    });
+    expect(calls).toBe(0);
+    const expected = seededRandom(5);
+    expect([policy.random(), policy.random(), policy.random()]).toEqual([expected(), expected(), expected()]);
+  });
+
+  it('keeps every value a source may return: 0 up to 1', () => {
+    for (const value of [0, Number.MIN_VALUE, 0.5, 1 - Number.EPSILON, 1]) {
+      expect(normalizePolicy({ random: () => value }).random()).toBe(value);
     }
   });
 });

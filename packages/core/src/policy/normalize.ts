@@ -202,7 +202,19 @@ function resolveRandom(options: PolicyOptions): Random {
   if (random === undefined) return systemRandom;
   if (typeof random !== 'function')
     throw invalid('random', 'a function returning a number in [0, 1)', random);
-  return random;
+  // Whether a source keeps its contract shows only in what it draws, and a draw made here to find
+  // out would shift a seeded sequence. So every draw is checked where it is made (jitter, a hint's
+  // spread, a pacing wait), before the wait it sets starts and before what follows it is sent.
+  return () => checkedDraw(random);
+}
+
+/** One draw from a caller's random source; anything but a number in [0, 1] is refused. */
+function checkedDraw(random: Random): number {
+  const r = random();
+  if (typeof r !== 'number' || !(r >= 0 && r <= 1)) {
+    throw invalid('random()', 'a number in [0, 1)', r, 'random');
+  }
+  return r;
 }
 
 /**
