@@ -1,7 +1,15 @@
+import { Agent } from 'node:http';
+import type { Socket } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import { attachRetry, getRetryInfo } from '@retryline/axios';
 import { BodyNotReplayableError, RetryAfterTooLongError, type RetrylineEvent } from '@retryline/core';
-import axios, { type AxiosAdapter, AxiosError, type AxiosInstance, CanceledError } from 'axios';
+import axios, {
+  type AxiosAdapter,
+  AxiosError,
+  type AxiosInstance,
+  type AxiosRequestConfig,
+  CanceledError,
+} from 'axios';
 import axiosRetry from 'axios-retry';
 import { describe, expect, it, vi } from 'vitest';
 import { settle } from '../support/settle';
@@ -353,5 +361,110 @@ describe('attachRetry (axios)', () => {
         instance.getUri({ ...config, url }).replace(/=[^&]*/g, '=***'),
       );
     }
+  });
+});
+
+describe('attachRetry (axios): response bodies in Node', () => {
+  const MB = 1024 * 1024;
+
+  it('drops a retried response unread: its body is not downloaded, only the last one is', async () => {
+    server.script('/big', [
+      { status: 503, body: 'x'.repeat(32 * MB) },
+      { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' },
+    ]);
+    const agent = new Agent();
+    const sockets: Socket[] = [];
+    const connect = agent.createConnection.bind(agent);
+    agent.createConnection = (...args: Parameters<typeof connect>) => {
+      const socket = connect(...args) as Socket;
+      sockets.push(socket);
+      return socket;
+    };
+    const response = await client().get('/big', { httpAgent: agent });
+    expect(response.data).toEqual({ ok: true });
+    expect(sockets).toHaveLength(2);
+    // The 503's socket read its headers and a little more, not the 32 MB behind them.
+    expect(sockets[0]?.bytesRead).toBeLessThan(8 * MB);
+    agent.destroy();
+  });
+
+  const bodies: Array<[string, AxiosRequestConfig, string]> = [
+    ['JSON after a byte order mark (the default)', {}, '\uFEFF{"a":[1,"ü"]}'],
+    ['text, its byte order mark stripped', { responseType: 'text' }, '\uFEFFplain ü'],
+    ['an arraybuffer (a Buffer, BOM and all)', { responseType: 'arraybuffer' }, '\uFEFFbytes ü'],
+    ['text in latin1', { responseType: 'text', responseEncoding: 'latin1' }, 'ü'],
+    ['JSON through transformResponse', { transformResponse: [(data: string) => `<${data}>`] }, '{"a":1}'],
+  ];
+  it.each(bodies)('hands back the final body as axios itself gives it: %s', async (_name, config, body) => {
+    const step = { status: 200, headers: { 'content-type': 'application/json' }, body };
+    server.script('/plain', [step]);
+    server.script('/retried', [{ status: 503 }, step]);
+    const plain = await axios.create({ baseURL: server.url }).get('/plain', config);
+    const retried = await client().get('/retried', config);
+    expect(retried.data).toEqual(plain.data);
+    expect(Buffer.isBuffer(retried.data)).toBe(Buffer.isBuffer(plain.data));
+    expect(retried.config.responseType).toBe(plain.config.responseType);
+    expect(server.requests('/retried')).toHaveLength(2);
+  });
+
+  it('fails a final body over maxContentLength as axios does', async () => {
+    server.script('/long', [{ status: 503 }, { status: 200, body: 'x'.repeat(100) }]);
+    server.script('/plain-long', [{ status: 200, body: 'x'.repeat(100) }]);
+    const plain = await settle(
+      axios.create({ baseURL: server.url }).get('/plain-long', { maxContentLength: 10 }),
+    );
+    const { error } = await settle(client().get('/long', { maxContentLength: 10 }));
+    expect(error).toBeInstanceOf(AxiosError);
+    expect((error as AxiosError).message).toBe((plain.error as AxiosError).message);
+    expect((error as AxiosError).code).toBe((plain.error as AxiosError).code);
+  });
+
+  it('rejects with the last 503, its body read as axios reads it; a retryOn that reads bodies sees them parsed', async () => {
+    const json = { status: 503, headers: { 'content-type': 'application/json' }, body: '{"code":"BUSY"}' };
+    server.script('/busy', [json]);
+    const seen: unknown[] = [];
+    const retryOn = ({ error }: { error?: unknown }) => seen.push((error as AxiosError).response?.data) > 0;
+    const { error } = await settle(client({ ...fast, retryOn }).get('/busy'));
+    expect((error as AxiosError).response?.data).toEqual({ code: 'BUSY' });
+    expect(seen).toEqual([{ code: 'BUSY' }, { code: 'BUSY' }, { code: 'BUSY' }]);
+    server.script('/busy', [json]);
+    const plainly = await settle(client().get('/busy'));
+    expect((plainly.error as AxiosError).response?.data).toEqual({ code: 'BUSY' });
+  });
+});
+
+describe('attachRetry (axios): a FormData body', () => {
+  it('goes out as the same bytes under the same content type on every attempt, read back as sent', async () => {
+    server.script('/upload', [{ status: 503 }, { status: 503 }, { status: 200 }]);
+    const form = new FormData();
+    form.append('note', 'line\none "quoted"');
+    form.append('file', new File([new Uint8Array([0, 13, 10, 255])], 'a\n"b".bin', { type: 'image/png' }));
+    await client().put('/upload', form, { headers: { 'Content-Type': 'multipart/form-data' } });
+    const [first, ...rest] = server.requests('/upload');
+    expect(rest).toHaveLength(2);
+    for (const attempt of rest) {
+      expect(attempt.body.equals(first?.body ?? Buffer.alloc(0))).toBe(true);
+      expect(attempt.headers['content-type']).toBe(first?.headers['content-type']);
+    }
+    const parsed = await new Request(server.url, {
+      method: 'POST',
+      body: new Uint8Array(first?.body ?? []),
+      headers: { 'content-type': first?.headers['content-type'] ?? '' },
+    }).formData();
+    expect(parsed.get('note')).toBe('line\r\none "quoted"');
+    const file = parsed.get('file') as File;
+    expect([file.name, file.type, [...new Uint8Array(await file.arrayBuffer())]]).toEqual([
+      'a\n"b".bin',
+      'image/png',
+      [0, 13, 10, 255],
+    ]);
+  });
+
+  it('with retry: false goes as axios sends it, unencoded by Retryline', async () => {
+    server.script('/once', [{ status: 200 }]);
+    const form = new FormData();
+    form.append('note', 'once');
+    await client().put('/once', form, { retry: false });
+    expect(server.requests('/once')[0]?.headers['content-type']).toMatch(/boundary=axios-/);
   });
 });

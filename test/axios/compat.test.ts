@@ -1,3 +1,5 @@
+import { Agent } from 'node:http';
+import type { Socket } from 'node:net';
 import { getRetryInfo } from '@retryline/axios';
 import axiosRetry, {
   type AxiosRetryCompatConfig,
@@ -739,5 +741,40 @@ describe('axiosRetry compat: the caller’s body, transformed once', () => {
     expect(statusOf(error)).toBe(429);
     expect((error as AxiosError).response?.data).toEqual({ wrapped: 'busy' });
     expect(getRetryInfo(error)).toMatchObject({ attempts: 1, outcome: 'retry-after-too-long' });
+  });
+});
+
+describe('axiosRetry compat: the bodies of retried responses', () => {
+  const MB = 1024 * 1024;
+  /** An agent that keeps the sockets it opens, to see how much each one read. */
+  function countingAgent(): { agent: Agent; sockets: Socket[] } {
+    const agent = new Agent();
+    const sockets: Socket[] = [];
+    const connect = agent.createConnection.bind(agent);
+    agent.createConnection = (...args: Parameters<typeof connect>) => {
+      const socket = connect(...args) as Socket;
+      sockets.push(socket);
+      return socket;
+    };
+    return { agent, sockets };
+  }
+
+  it('with axios-retry’s own callbacks, a response retried past is not downloaded', async () => {
+    server.script('/big', [
+      { status: 503, body: 'x'.repeat(32 * MB) },
+      { status: 200, body: 'ok' },
+    ]);
+    const { agent, sockets } = countingAgent();
+    const response = await client({ retryDelay: exponentialDelay }).get('/big', { httpAgent: agent });
+    expect(response.data).toBe('ok');
+    expect(sockets[0]?.bytesRead).toBeLessThan(8 * MB);
+    agent.destroy();
+  });
+
+  it('hands the caller the earlier attempt’s body, read, when the request’s timeout leaves no room to retry', async () => {
+    server.script('/later', [{ status: 429, headers: { 'Retry-After': '5' }, body: 'come back later' }]);
+    const { error } = await settle(client().get('/later', { timeout: 1000 }));
+    expect(statusOf(error)).toBe(429);
+    expect((error as AxiosError).response?.data).toBe('come back later');
   });
 });

@@ -1,4 +1,5 @@
 import {
+  encodeFormData,
   errorRetryInfo,
   type HttpErrorRetryInfo,
   type HttpRetryInfo,
@@ -13,6 +14,7 @@ import {
   prepareHttpOptions,
   RetriesExhaustedError,
   requestRetryOptions,
+  resolveHttpOptions,
   revealRetryInfo,
   runHttpRequest,
 } from '@retryline/core';
@@ -94,6 +96,52 @@ function isStream(data: unknown): boolean {
   );
 }
 
+// axios's Node adapter, which can answer before reading the body. Browser builds have none
+// (getAdapter throws): their adapters read bodies as they always did.
+let nodeAdapter: AxiosAdapter | null | undefined;
+function isNodeAdapter(adapter: AxiosAdapter): boolean {
+  if (nodeAdapter === undefined) {
+    try {
+      nodeAdapter = axios.getAdapter('http');
+    } catch {
+      nodeAdapter = null;
+    }
+  }
+  return adapter === nodeAdapter;
+}
+
+/** Node's Buffer, as much of it as reading a body takes (this package has no Node types). */
+interface NodeBuffer {
+  concat(chunks: Uint8Array[]): Uint8Array & { toString(encoding?: string): string };
+}
+
+/**
+ * Reads a body the Node adapter handed on as a stream, as that adapter reads one for the caller's
+ * `responseType` (axios's lib/adapters/http.js): a Buffer for 'arraybuffer', else text in
+ * `responseEncoding` less a UTF-8 byte order mark. It fails as axios would: with axios's own error
+ * (maxContentLength, a cancel), or the socket's wrapped as a network error; once the attempt was
+ * aborted, with the abort's reason.
+ */
+async function readBody(response: AxiosResponse, caller: InternalAxiosRequestConfig): Promise<void> {
+  const { config, data } = response;
+  if (typeof (data as { pipe?: unknown } | null)?.pipe !== 'function') return;
+  const { responseType, responseEncoding } = caller;
+  const chunks: Uint8Array[] = [];
+  try {
+    for await (const chunk of data as AsyncIterable<Uint8Array>) chunks.push(chunk);
+  } catch (error) {
+    const signal = config.signal as AbortSignal | undefined;
+    if (signal?.aborted) throw signal.reason;
+    if (error instanceof AxiosError) throw error;
+    throw AxiosError.from(error, undefined, config, response.request);
+  }
+  const bytes = (globalThis as unknown as { Buffer: NodeBuffer }).Buffer.concat(chunks);
+  Object.assign(config, { responseType });
+  const text = responseType === 'arraybuffer' ? undefined : bytes.toString(responseEncoding);
+  const bom = (!responseEncoding || responseEncoding === 'utf8') && text?.charCodeAt(0) === 0xfeff;
+  response.data = text === undefined ? bytes : bom ? text.slice(1) : text;
+}
+
 function warnOnce(instance: AxiosInstance, message: string): void {
   if (warned.has(instance)) return;
   warned.add(instance);
@@ -134,6 +182,12 @@ export interface RequestHooks {
   readonly beforeRetry?: (config: InternalAxiosRequestConfig) => void;
   /** Reshapes the error the request finally rejects with (the compat layer's axios-retry shapes). */
   readonly mapError?: (error: unknown) => unknown;
+  /**
+   * Whether a callback may read a failed response's body (`error.response.data`): it is then read
+   * before the response is judged. Without one, a response retried past is destroyed unread.
+   * @default whether the options have a `retryOn`, `onRetry` or backoff function
+   */
+  readonly readsBody?: boolean;
 }
 
 /** How `installRetry` is configured by the layers built on it. */
@@ -446,8 +500,24 @@ async function runRequest(
   const perRequest = requestRetryOptions(retry);
   // The client's options were resolved once; compat's per-request options mean resolving again.
   const options = hooks.options
-    ? mergeOptions(mergeOptions(defaults.defaults, hooks.options), perRequest ?? {})
+    ? resolveHttpOptions(mergeOptions(mergeOptions(defaults.defaults, hooks.options), perRequest ?? {}))
     : defaults.with(perRequest);
+  // In Node, each attempt is answered at its headers (responseType 'stream') and its body read
+  // here only if Retryline hands the response back, or a callback may read it: a response retried
+  // past is destroyed unread, not downloaded and parsed.
+  const streamed = config.responseType !== 'stream' && isNodeAdapter(original);
+  const readsBody =
+    validateResponse !== undefined ||
+    (hooks.readsBody ??
+      (options.predicate !== undefined ||
+        options.onRetry !== undefined ||
+        options.policy.backoff.strategy === 'custom'));
+  // axios draws a new multipart boundary each time it sends a FormData: one that may be sent again
+  // is encoded once, so every attempt sends the same bytes (its files referred to, not copied).
+  const form =
+    options.policy.retries > 0 && typeof FormData !== 'undefined' && config.data instanceof FormData
+      ? encodeFormData(config.data)
+      : undefined;
   const failure = (answered: Answered): AxiosError | undefined => {
     if (answered.error) return answered.error;
     if (!validateResponse) return undefined;
@@ -473,7 +543,8 @@ async function runRequest(
         // The first attempt goes out with axios's own config unless something in it must change; a
         // retry gets a copy for its interceptors to work on. (Copying a config of some thirty
         // fields costs microseconds: `{ ...config }` takes a slow path in V8, Node 20.)
-        const copy = attempt > 1 || attemptSignal !== undefined || validateResponse !== undefined;
+        const copy =
+          attempt > 1 || attemptSignal !== undefined || validateResponse !== undefined || streamed || !!form;
         let attemptConfig: InternalAxiosRequestConfig = copy ? Object.assign({}, config) : config;
         if (copy) attemptConfig.headers = AxiosHeaders.from(config.headers);
         if (attemptSignal) attemptConfig.signal = attemptSignal;
@@ -483,20 +554,27 @@ async function runRequest(
           attemptConfig = await rerunRequestInterceptors(instance, attemptConfig, own);
           hooks.beforeRetry?.(attemptConfig);
         }
-        for (const name in added) {
+        if (streamed) attemptConfig.responseType = 'stream';
+        if (form) attemptConfig.data = form;
+        const headers = form ? { ...added, 'Content-Type': form.type } : added;
+        for (const name in headers) {
           // An interceptor may have replaced the headers with a plain object, as axios allows.
           if (!(attemptConfig.headers instanceof AxiosHeaders)) {
             attemptConfig.headers = AxiosHeaders.from(attemptConfig.headers as Record<string, string>);
           }
-          attemptConfig.headers.set(name, added[name] as string);
+          attemptConfig.headers.set(name, headers[name] as string);
         }
+        let answered: Answered;
         try {
-          return { response: await original(attemptConfig) };
+          answered = { response: await original(attemptConfig) };
         } catch (error) {
           // axios rejects a response that fails validateStatus; Retryline judges it as a response.
-          if (error instanceof AxiosError && error.response) return { response: error.response, error };
-          throw error;
+          if (!(error instanceof AxiosError && error.response)) throw error;
+          answered = { response: error.response, error };
         }
+        // A response that passed is the one handed back.
+        if (streamed && (!answered.error || readsBody)) await readBody(answered.response, config);
+        return answered;
       },
       inspect: ({ response }) => ({
         status: response.status,
@@ -516,6 +594,8 @@ async function runRequest(
         if (typeof data?.destroy === 'function') data.destroy();
       },
     });
+    // The response handed back, whatever ended the retries, is read as the caller's config asks.
+    if (streamed) await readBody(answered.response, config);
     const error = failure(answered);
     if (error) {
       infoByResult.set(error, info);

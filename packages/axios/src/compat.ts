@@ -289,6 +289,18 @@ export const DEFAULT_OPTIONS: Required<IAxiosRetryConfig> = {
   validateResponse: null,
 };
 
+// axios-retry's own callbacks: they read a failure's status and headers, never its body.
+const BODY_UNREAD = new Set<unknown>([
+  isNetworkError,
+  isRetryableError,
+  isSafeRequestError,
+  isIdempotentRequestError,
+  isNetworkOrIdempotentRequestError,
+  exponentialDelay,
+  noDelay,
+  noop,
+]);
+
 type Settings = Required<IAxiosRetryConfig>;
 
 /** Defaults, then the instance's options, then the request's: axios-retry's order. */
@@ -458,6 +470,11 @@ function axiosRetryCompat(
     return {
       options,
       ...(validateResponse ? { validateResponse } : {}),
+      // A failed body is read for the caller's own callbacks, and for a whole-request timeout,
+      // which may hand the caller an earlier attempt's error.
+      readsBody:
+        timeoutDeadline !== undefined ||
+        ![settings.retryCondition, settings.retryDelay, settings.onRetry].every((f) => BODY_UNREAD.has(f)),
       onExhausted: (error, retryCount) => settings.onMaxRetryTimesExceeded(error as AxiosError, retryCount),
       // A retry starts now (axios-retry's lastRequestTime).
       beforeRetry: (attempt) => {

@@ -124,6 +124,7 @@ export {
   type RetryRules,
   type TransportFailure,
 } from './http/classify';
+export { encodeFormData } from './http/form-data';
 export { type HeadersLike, headerValue } from './http/headers';
 export { parseHttpDate } from './http/http-date';
 export {

@@ -68,6 +68,20 @@ describe('retryFetch: a Request as input', () => {
     expect(put.bodyUsed).toBe(false);
   });
 
+  it('sends a Request with a body as it is when no retry can follow (a clone would buffer its body)', async () => {
+    const sent: unknown[] = [];
+    const fetchImpl = vi.fn((input: RequestInfo | URL) => {
+      sent.push(input);
+      return unavailable();
+    });
+    const client = retryFetch(fetchImpl);
+    const upload = new Request('https://api.example/x', { method: 'PUT', body: 'v2' });
+    const response = await client(upload, { retry: false });
+    expect(response.status).toBe(503);
+    expect(sent).toEqual([upload]);
+    expect(sent[0]).toBe(upload);
+  });
+
   it("follows a Request's own signal with no controller of its own, and its abort stops a wait at once", async () => {
     const controller = new AbortController();
     const request = new Request('https://api.example/x', { signal: controller.signal });
@@ -234,5 +248,55 @@ describe('retryFetch: init.retry', () => {
     expect(() => retryFetch(ok, { retries: 4, retry: 1 })).toThrow(InvalidOptionsError);
     const call = retryFetch(ok)('https://api.example/x', { retry: { retries: 4, retry: 1 } });
     await expect(call).rejects.toThrow('Expected only one of retry and retries, got both');
+  });
+});
+
+describe('retryFetch: a FormData body', () => {
+  const unavailable = () => Promise.resolve(new Response('busy', { status: 503 }));
+  const fast = { retries: 2, backoff: { strategy: 'constant', base: 1 }, jitter: 'none' } as const;
+  // A file that counts its reads: fetch reads it as it sends; Retryline should not before.
+  const reads = vi.fn();
+  class WatchedFile extends File {
+    override stream() {
+      reads();
+      return super.stream();
+    }
+    override arrayBuffer() {
+      reads();
+      return super.arrayBuffer();
+    }
+  }
+  const form = () => {
+    const body = new FormData();
+    body.append('note', 'hello');
+    body.append('file', new WatchedFile(['file body'], 'f.txt', { type: 'text/plain' }));
+    return body;
+  };
+
+  it('with no retry possible, hands fetch the caller’s FormData as it is', async () => {
+    const fetchImpl = vi.fn(ok);
+    const body = form();
+    await retryFetch(fetchImpl, fast)('https://api.example/x', { method: 'PUT', body, retry: false });
+    await retryFetch(fetchImpl, { retries: 0 })('https://api.example/x', { method: 'PUT', body });
+    expect(fetchImpl.mock.calls.map(([, init]) => init?.body)).toEqual([body, body]);
+  });
+
+  it('sends every attempt one encoding under one content type, its files not read beforehand', async () => {
+    reads.mockClear();
+    const bodies: Array<[unknown, string | null]> = [];
+    const fetchImpl = vi.fn((_input: RequestInfo | URL, init?: RequestInit) => {
+      bodies.push([init?.body, new Headers(init?.headers).get('content-type')]);
+      return bodies.length < 3 ? unavailable() : ok();
+    });
+    await retryFetch(fetchImpl, fast)('https://api.example/x', { method: 'PUT', body: form() });
+    expect(reads).not.toHaveBeenCalled();
+    const [[body, type], ...rest] = bodies as [[Blob, string], ...Array<[Blob, string]>];
+    expect(rest).toEqual([
+      [body, type],
+      [body, type],
+    ]);
+    const sent = await new Response(body, { headers: { 'content-type': type } }).formData();
+    expect(sent.get('note')).toBe('hello');
+    expect(await (sent.get('file') as File).text()).toBe('file body');
   });
 });

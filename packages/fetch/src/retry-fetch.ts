@@ -1,4 +1,5 @@
 import {
+  encodeFormData,
   errorRetryInfo,
   type HeaderSource,
   type HttpAttempt,
@@ -77,13 +78,14 @@ const isFormData = (body: unknown): body is FormData =>
 
 /**
  * fetch draws a new multipart boundary each time it sends a FormData, so two attempts would differ.
- * Serialised once, every attempt sends the same bytes under the same content type.
+ * Encoded once, every attempt sends the same bytes under the same content type; its files are
+ * referred to, not copied.
  */
-async function freezeFormData(init: RequestInit): Promise<RequestInit> {
-  const encoded = new Response(init.body);
+function freezeFormData(init: RequestInit, form: FormData): RequestInit {
+  const body = encodeFormData(form);
   const headers = new Headers(init.headers);
-  if (!headers.has('content-type')) headers.set('content-type', encoded.headers.get('content-type') ?? '');
-  return { ...init, body: await encoded.arrayBuffer(), headers };
+  if (!headers.has('content-type')) headers.set('content-type', body.type);
+  return { ...init, body, headers };
 }
 
 /**
@@ -109,6 +111,7 @@ class FetchExchange implements HttpExchange<Response> {
   readonly signal: AbortSignal | undefined;
   readonly ownSignal: boolean;
   private readonly request: Request | undefined;
+  private readonly mayRetry: boolean;
 
   constructor(
     private readonly fetchImpl: typeof fetch,
@@ -127,6 +130,7 @@ class FetchExchange implements HttpExchange<Response> {
     // A Request's signal is made with it (it follows the one the Request was given), so it is
     // this request's alone; a signal in init may be shared by many requests.
     this.ownSignal = init.signal == null && request !== undefined;
+    this.mayRetry = !('policy' in options) || options.policy.retries > 0;
   }
 
   /** The caller's headers, read only when the engine needs them (an event, a failure, an option). */
@@ -149,8 +153,9 @@ class FetchExchange implements HttpExchange<Response> {
     }
     if (headers) attemptInit.headers = headers;
     // A Request with a body is sent as a clone, so the original stays unread for the next
-    // attempt; one without (a GET) can be sent as it is, every time.
-    const sent = request && request.body !== null ? request.clone() : this.input;
+    // attempt; one without (a GET), or one no retry can follow, is sent as it is (a clone tees
+    // the body: an upload of a gigabyte would be held in memory for a retry that never comes).
+    const sent = request && request.body !== null && this.mayRetry ? request.clone() : this.input;
     return fetchImpl(sent, attemptInit);
   }
 
@@ -215,7 +220,9 @@ export function retryFetch(
       const options = prepared.with(retry);
       const run = (rest: RequestInit) =>
         runHttpRequest(new FetchExchange(fetchImpl, client, input, rest, options)).then(settled);
-      if (given.body != null && isFormData(given.body)) return freezeFormData(given).then(run);
+      // Sent once at most, a FormData goes to fetch as it is: nothing to keep for a retry.
+      if (given.body != null && isFormData(given.body) && options.policy.retries > 0)
+        return run(freezeFormData(given, given.body));
       return run(given);
     } catch (error) {
       return Promise.reject(error);
