@@ -29,7 +29,10 @@ describe('addAttemptHeaders', () => {
     );
     server.script('/a', [{ status: 503 }, { status: 503 }, { status: 200 }]);
     const events: RetrylineEvent[] = [];
-    await retryFetch(fetch, { ...fast, onEvent: (event) => events.push(event) })(`${server.url}/a?token=s3`);
+    // The hook's header is no secret: exposed, so events show its values.
+    await retryFetch(fetch, { ...fast, exposeHeaders: ['x-trace'], onEvent: (event) => events.push(event) })(
+      `${server.url}/a?token=s3`,
+    );
 
     const requestId = events[0]?.requestId;
     expect(server.requests('/a').map((r) => r.headers['x-trace'])).toEqual([

@@ -118,7 +118,7 @@ describe('a tab log', () => {
     navigate(log, 'https://shop.example/callback?code=s3cret&state=xyz&flag#access_token=t0ken', 1);
     navigate(log, 'https://u:p@shop.example/reset?token=abc', 2);
     expect(ids(log)).toEqual([
-      'nav:https://shop.example/callback?code=***&state=***&flag',
+      'nav:https://shop.example/callback?code=***&state=***&***',
       'nav:https://shop.example/reset?token=***',
     ]);
     expect(JSON.stringify(log.entries)).not.toMatch(/s3cret|xyz|t0ken|abc/);

@@ -206,6 +206,92 @@ describe('the devtools hook', () => {
     expect(push).toHaveBeenCalledTimes(7);
   });
 
+  it.each([
+    [
+      'the hook itself',
+      () =>
+        Object.defineProperty(globalThis, DEVTOOLS_HOOK, {
+          configurable: true,
+          get() {
+            throw new Error('hostile page');
+          },
+        }),
+    ],
+    [
+      'its push',
+      () => {
+        holder[DEVTOOLS_HOOK] = Object.defineProperty({}, 'push', {
+          get() {
+            throw new Error('hostile page');
+          },
+        });
+      },
+    ],
+    [
+      'its push, after one good read',
+      () => {
+        let reads = 0;
+        holder[DEVTOOLS_HOOK] = Object.defineProperty({}, 'push', {
+          get() {
+            reads++;
+            if (reads > 1) throw new Error('hostile page');
+            return () => {};
+          },
+        });
+      },
+    ],
+    [
+      'every property (a proxy)',
+      () => {
+        holder[DEVTOOLS_HOOK] = new Proxy(
+          {},
+          {
+            get() {
+              throw new Error('hostile page');
+            },
+          },
+        );
+      },
+    ],
+  ])('is read as no hook when a getter on %s throws: requests and listeners go on', async (_what, define) => {
+    const clock = virtualClock(T0);
+    const seen: RetrylineEvent[] = [];
+    try {
+      define();
+      // Nobody else listening (the hook alone decides whether events are built) …
+      expect((await runRetry(clock)).value).toBe('done');
+      expect((await runHttp(clock)).value?.response.status).toBe(200);
+      // … and a subscriber beside it.
+      track((event) => seen.push(event));
+      expect((await runRetry(clock, { requestId: 'with-listener' })).value).toBe('done');
+      expect((await runHttp(clock, { requestId: 'http-with-listener' })).value?.response.status).toBe(200);
+    } finally {
+      delete holder[DEVTOOLS_HOOK];
+    }
+    expect(types(seen.filter((event) => event.requestId === 'with-listener'))).toEqual(ONE_RETRY);
+    expect(types(seen.filter((event) => event.requestId === 'http-with-listener'))).toEqual(ONE_RETRY);
+  });
+
+  it('keeps an async listener that rejects from leaving an unhandled rejection', async () => {
+    const clock = virtualClock(T0);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const failing = async () => {
+        throw new Error('async listener failed');
+      };
+      track(failing);
+      holder[DEVTOOLS_HOOK] = { push: failing };
+      expect((await runRetry(clock, { onEvent: failing })).value).toBe('done');
+      // Unhandled rejections are reported after the microtask queue drains: give it a macrotask.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
+  });
+
   it('builds nothing when there is no listener and no hook (or a hook without push)', async () => {
     /** A virtual clock that counts reads of `now()`: the emitter reads it once per event it builds. */
     const counting = () => {

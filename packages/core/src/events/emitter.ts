@@ -45,9 +45,16 @@ export function subscribe(listener: RetrylineEventListener): () => void {
   };
 }
 
+const ignore = () => {};
+
 function deliver(listener: (event: RetrylineEvent) => void, event: RetrylineEvent): void {
   try {
-    listener(event);
+    const result: unknown = listener(event);
+    // An async listener that fails would leave an unhandled rejection, which ends a Node process
+    // (its default `--unhandled-rejections=throw` since Node 15).
+    if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
+      Promise.resolve(result).catch(ignore);
+    }
   } catch {
     // A faulty listener must not change how a request is retried.
   }
@@ -66,15 +73,27 @@ export function createEmitter(
     const event = { v: 1, requestId: id, t: clock.now(), ...payload } as RetrylineEvent;
     if (listener) deliver(listener, event);
     for (const global of globalListeners) deliver(global, event);
-    if (typeof hook?.push === 'function') deliver((e) => hook.push(e), event);
+    if (hook) deliver((e) => hook.push(e), event);
   }) as Emit;
   // Shared functions, not closures: an emitter is made per request, and usually nobody listens.
   emit.listening = listening;
   return emit;
 }
 
-const devtools = () => (globalThis as { [DEVTOOLS_HOOK]?: DevtoolsHook })[DEVTOOLS_HOOK];
+/**
+ * The devtools hook, if one with a `push` is there now. The page owns the global it lives on: a
+ * getter that throws (on the hook or on its `push`) is read as no hook, never let out to fail the
+ * request that happened to emit (DESIGN §9).
+ */
+function devtools(): DevtoolsHook | undefined {
+  try {
+    const hook = (globalThis as { [DEVTOOLS_HOOK]?: DevtoolsHook })[DEVTOOLS_HOOK];
+    return typeof hook?.push === 'function' ? hook : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether a subscriber or the devtools hook receives events now (a client's own listener aside). */
-export const anyoneListening = (): boolean =>
-  globalListeners.size > 0 || typeof devtools()?.push === 'function';
+export const anyoneListening = (): boolean => globalListeners.size > 0 || devtools() !== undefined;
 const always = () => true;

@@ -155,21 +155,48 @@ export type RetrylineEvent =
   | RetryScheduledEvent
   | RequestEndEvent;
 
-/** Receives events. It is called synchronously; an exception it throws is ignored. */
+/**
+ * Receives events. It is called synchronously; an exception it throws, or a rejection of a promise
+ * it returns, is ignored.
+ */
 export type RetrylineEventListener = (event: RetrylineEvent) => void;
+
+/**
+ * The longest error message an event carries, in UTF-16 code units; a longer one is cut and ends
+ * with `…`. An error may quote a whole response body (`throw new Error(await res.text())`): the
+ * devtools extension keeps 2,048 characters of a string and drops an event over 16 KB
+ * (extension/src/shared/schema.ts, protocol.ts), and a trace or a log line has no use for more.
+ */
+export const MAX_MESSAGE_LENGTH = 2048;
 
 /** Turns anything thrown into an {@link ErrorSummary}. */
 export function summarizeError(error: unknown): ErrorSummary {
-  if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
-    const e = error as { name?: unknown; message?: unknown; code?: unknown };
-    // Redacted as the event's URL is: messages quote URLs, query strings and credentials included.
-    const summary = {
-      name: typeof e.name === 'string' ? e.name : 'Error',
-      message: redactText(text(e.message)),
-    };
-    return typeof e.code === 'string' ? { ...summary, code: e.code } : summary;
+  try {
+    if (error instanceof Error || (typeof error === 'object' && error !== null && 'message' in error)) {
+      const e = error as { name?: unknown; message?: unknown; code?: unknown };
+      // Redacted as the event's URL is: messages quote URLs, query strings and credentials
+      // included. Redacted whole, then cut: a cut URL could keep a password whose `@` fell past it.
+      const summary = {
+        name: typeof e.name === 'string' ? e.name : 'Error',
+        message: cut(redactText(text(e.message))),
+      };
+      return typeof e.code === 'string' ? { ...summary, code: e.code } : summary;
+    }
+    return { name: typeof error, message: cut(redactText(text(error))) };
+  } catch {
+    // A throwing getter or proxy in what was thrown must not turn the report of one failure into
+    // another.
+    return { name: typeof error, message: '' };
   }
-  return { name: typeof error, message: redactText(text(error)) };
+}
+
+function cut(message: string): string {
+  if (message.length <= MAX_MESSAGE_LENGTH) return message;
+  let end = MAX_MESSAGE_LENGTH - 1;
+  // Never half a surrogate pair: a lone surrogate is no character.
+  const last = message.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${message.slice(0, end)}…`;
 }
 
 /** `String(value)`, for any value: an object without a working toString is named by its tag. */

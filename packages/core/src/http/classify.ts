@@ -96,7 +96,12 @@ export interface FirstHop {
   readonly redirected: boolean | undefined;
 }
 
-const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443' };
+const DEFAULT_PORTS: Readonly<Record<string, string>> = {
+  'http:': '80',
+  'https:': '443',
+  'ws:': '80',
+  'wss:': '443',
+};
 
 /**
  * Whether what the error says it failed to reach (the `port`, `address` or `hostname` Node puts on

@@ -1,24 +1,95 @@
 /**
- * Redaction happens in core, before any event leaves (DESIGN §9): credentials in header values,
- * query-string values and URL passwords never reach a listener, the devtools panel or a log.
+ * Redaction happens in core, before any event leaves (DESIGN §9). Header values are kept only for
+ * names on an allowlist of names that never carry a secret; query values (a bare `?SECRET` too),
+ * path parameters (`;jsessionid=…`) and URL credentials never reach a listener, the devtools panel,
+ * a trace or a log. Text from a server or a page is scanned in linear time, only by regexes whose
+ * backtracking is bounded (each says why): an error message of 100 KB costs ten times one of 10 KB,
+ * not a hundred.
  */
 
-/** Header names whose values are always dropped from events. */
+import { invalid } from '../policy/normalize';
+
+/**
+ * Header names whose values events show: none of them ever carries a secret (DESIGN §9). Besides
+ * these, the `RateLimit` and `X-RateLimit` families, the headers Retryline writes itself (the
+ * request-id, attempt and deadline headers, a renamed idempotency key) and the caller's
+ * `exposeHeaders` are shown; every other value becomes `[redacted]`.
+ */
+export const SHOWN_HEADERS: readonly string[] = [
+  'content-type',
+  'content-length',
+  'date',
+  'retry-after',
+  'idempotency-key',
+];
+
+/**
+ * Header names that carry credentials. Their values are redacted like any name off the allowlist,
+ * and `exposeHeaders` cannot show them; the devtools extension redacts them again in what a page
+ * sends it, as a page may bypass core.
+ */
 export const SENSITIVE_HEADERS: readonly string[] = [
   'authorization',
   'proxy-authorization',
   'cookie',
   'set-cookie',
+  'www-authenticate',
+  'proxy-authenticate',
+  'x-api-key',
+  'api-key',
+  'x-auth-token',
+  'private-token',
+  'x-amz-security-token',
+  'x-csrf-token',
+  'x-xsrf-token',
 ];
 
 /** What replaces a redacted header value. */
 export const REDACTED = '[redacted]';
 
-/** What replaces a query-string value. */
+/** What replaces a query-string value or a path parameter. */
 export const MASK = '***';
 
 /** Headers given as entries (fetch `Headers`), or a plain object. */
 export type HeaderSource = Iterable<readonly [string, string]> | Readonly<Record<string, unknown>>;
+
+/** Whether the value of a header, named in lower case, is redacted from events. */
+export type HeaderRedaction = (name: string) => boolean;
+
+// `RateLimit` and `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers), its earlier
+// `RateLimit-Limit/-Remaining/-Reset`, and the `X-RateLimit-*` family servers send (GitHub's
+// `x-ratelimit-used`, OpenAI's `x-ratelimit-reset-requests` …): counts and times, never secrets.
+const isRateLimit = (name: string) =>
+  name === 'ratelimit' || name.startsWith('ratelimit-') || name.startsWith('x-ratelimit-');
+
+function headerNames(option: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((name) => typeof name === 'string')) {
+    throw invalid(option, 'an array of header names', value);
+  }
+  return value.map((name: string) => name.toLowerCase());
+}
+
+/**
+ * Which header values events redact: every name off the allowlist ({@link SHOWN_HEADERS}, the rate
+ * limit families, `own`: the headers Retryline writes for this client, and `expose`), and every name
+ * in `redact`, even one on it. Validates the two options; a credential header in `expose` is refused.
+ */
+export function headerRedaction(
+  redact: unknown,
+  expose: unknown,
+  own: readonly (string | undefined)[] = [],
+): HeaderRedaction {
+  const hidden = new Set(headerNames('redactHeaders', redact));
+  const exposed = headerNames('exposeHeaders', expose);
+  if (exposed.some((name) => SENSITIVE_HEADERS.includes(name))) {
+    throw invalid('exposeHeaders', 'an array of header names that carry no credentials', expose);
+  }
+  const shown = new Set([...SHOWN_HEADERS, ...exposed]);
+  for (const name of own) if (name !== undefined) shown.add(name.toLowerCase());
+  for (const name of SENSITIVE_HEADERS) shown.delete(name);
+  return (name) => hidden.has(name) || !(shown.has(name) || isRateLimit(name));
+}
 
 function entriesOf(headers: HeaderSource | undefined): Array<[string, string]> {
   if (headers === undefined || headers === null) return [];
@@ -40,20 +111,19 @@ function entriesOf(headers: HeaderSource | undefined): Array<[string, string]> {
 }
 
 /**
- * Headers as an event may carry them: names lower-cased, values of sensitive names (and of
- * `extra` names) replaced with `[redacted]`.
+ * Headers as an event may carry them: names lower-cased, repeated names joined, and the value of
+ * every name `redacted` says so replaced with `[redacted]`.
  */
 export function redactHeaders(
   headers: HeaderSource | undefined,
-  extra: ReadonlySet<string>,
+  redacted: HeaderRedaction,
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [rawName, value] of entriesOf(headers)) {
     const name = rawName.toLowerCase();
-    const redacted = SENSITIVE_HEADERS.includes(name) || extra.has(name);
     // Own keys only: `out.constructor` is inherited and must not be joined into a `constructor` header.
     const previous = Object.hasOwn(out, name) ? out[name] : undefined;
-    out[name] = redacted ? REDACTED : previous === undefined ? value : `${previous}, ${value}`;
+    out[name] = redacted(name) ? REDACTED : previous === undefined ? value : `${previous}, ${value}`;
   }
   return out;
 }
@@ -61,17 +131,33 @@ export function redactHeaders(
 /**
  * The credentials of a URL as the URL parser reads them: after leading spaces or control
  * characters, a scheme and any run of slashes or backslashes (`http:/u:p@h`, `http:\\u:p@h` and
- * `http:u:p@h` all carry credentials), or a protocol-relative `//`; up to the authority's last `@`.
+ * `http:u:p@h` all carry credentials), or a protocol-relative `//`; up to the authority's last `@`
+ * (WHATWG URL: a password holding a raw `@` is removed whole). Linear: anchored, and each starred
+ * class is followed by a character it cannot match (`:` after the scheme, `@` after the
+ * authority), so a failed try gives characters back one at a time, once.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the URL parser skips leading C0 controls and spaces, so this must too.
 const CREDENTIALS = /^([\x00-\x20]*(?:[a-z][a-z0-9+.-]*:[/\\]*|[/\\]{2,}))[^/\\?#]*@/i;
 
 const TAB_OR_NEWLINE = /[\t\n\r]/;
 const TAB_OR_NEWLINE_ALL = /[\t\n\r]/g;
+// RFC 3986 §3.3: a segment's parameters, from its first `;` to the next slash. This regex and the
+// next are one class each, starred: a match never fails once started, so nothing backtracks.
+const PATH_PARAMETERS = /;([^/\\]*)/g;
+// One `name=value` or bare `value` of a query or of a segment's parameters (`&` or `;` between them).
+const PARAMETER = /[^&;]+/g;
+
+// A name keeps its place, a value is masked; a bare `?SECRET` or `;SECRET` is all value.
+const maskParameters = (list: string) =>
+  list.replace(PARAMETER, (parameter) => {
+    const equals = parameter.indexOf('=');
+    return equals === -1 ? MASK : `${parameter.slice(0, equals)}=${MASK}`;
+  });
 
 /**
- * A URL as an event may carry it: query values masked (`?token=***`), user name and password
- * removed. A string that is not an absolute URL keeps its path and loses its query values too.
+ * A URL as an event may carry it: user name and password removed, every query value masked
+ * (`?token=***&***` for `?token=abc&SECRET`), path parameters masked (`/p;jsessionid=***`), the
+ * fragment dropped. A string that is not an absolute URL is read as a path, the same way.
  */
 export function redactUrl(input: string): string {
   // The URL parser drops every tab and newline first (`ht\ttps://u:p@h` carries credentials).
@@ -80,38 +166,49 @@ export function redactUrl(input: string): string {
   const withoutHash = hashAt === -1 ? url : url.slice(0, hashAt);
   const queryAt = withoutHash.indexOf('?');
   let base = queryAt === -1 ? withoutHash : withoutHash.slice(0, queryAt);
-  // scheme://user:password@host → scheme://host. WHATWG URL: the authority's last `@` ends the
-  // credentials, so a password holding a raw `@` is removed whole.
   if (base.includes('@')) base = base.replace(CREDENTIALS, '$1');
-  if (queryAt === -1) return base;
-  const query = withoutHash
-    .slice(queryAt + 1)
-    .split('&')
-    .map((pair) => {
-      const equals = pair.indexOf('=');
-      return equals === -1 ? pair : `${pair.slice(0, equals)}=${MASK}`;
-    })
-    .join('&');
-  return `${base}?${query}`;
+  base = base.replace(PATH_PARAMETERS, (_found, parameters: string) => `;${maskParameters(parameters)}`);
+  return queryAt === -1 ? base : `${base}?${maskParameters(withoutHash.slice(queryAt + 1))}`;
 }
 
-// A URL up to whitespace or a quote: with a scheme and any run of slashes or backslashes, or
-// protocol-relative at the start of a word (after `^`, a space, a quote or a bracket, which is
-// kept); then any query-string pair left in the text (a URL broken by a space, a query quoted alone).
-const URL_IN_TEXT = /([a-z][a-z0-9+.-]*:[/\\]+[^\s'"<>]*)|(^|[\s'"<>(])([/\\]{2}[^\s'"<>]*)/gi;
-const QUERY_PAIR_IN_TEXT = /([?&][^=\s&#'"<>]+=)[^&\s#'"<>]*/g;
+/**
+ * What free text is made of, left to right, in one pass:
+ * 1. a URL with a scheme (`scheme:` and a slash, up to a space or quote), after the digits or
+ *    `+.-` its word starts with (RFC 3986 §3.1: a scheme starts with a letter);
+ * 2. any other word of scheme characters, taken whole so that no URL is looked for inside it;
+ * 3. a path at the start of a word (after a space, quote, bracket, `=`, `,` or `:`), up to a space
+ *    or quote;
+ * 4. a `?name=value`, `&name=value` or `;name=value` pair, the value up to a space, quote, `&` or
+ *    `#` (through `;`, so nothing after it is left bare); a name holds no `:/\@`, so no pair
+ *    hides a URL's credentials in its name.
+ * Linear, though V8's regex engine backtracks: a try that fails costs at most the run of one class
+ * (1: the word, which 2 then consumes whole; 3 never fails once started; 4: the name, and names
+ * cannot hold `?&;`, so no two tries share one), and a match consumes what it read.
+ */
+const TEXT =
+  /([\d+.-]*)([a-z][a-z\d+.-]*:[/\\][^\s'"<>]*)|[a-z\d+.-]+|(^|[\s'"<>(=,:[{])([/\\][^\s'"<>]*)|([?&;][^\s'"<>=?&;#:/\\@]+=)[^\s'"<>&#]*/gi;
+
+// What can make text need redacting: credentials (`@`), a query or a parameter (`=`, `?`, `;`), a fragment.
+const REDACTABLE = /[@=?;#]/;
 
 /**
  * Free text (an error's message) with the URLs in it redacted as {@link redactUrl} does, and any
- * other query-string value masked: fetch's own messages quote the URL they failed on
- * (`Failed to parse URL from http://x/?api_key=…`, `… includes credentials: http://user:pw@…`).
+ * other `?name=value` pair masked: fetch's own messages quote the URL they failed on
+ * (`Failed to parse URL from http://x/?api_key=…`, `… includes credentials: http://user:pw@…`),
+ * ky's the request's URL. One pass, linear in the text's length: it may be a server's whole error
+ * page (`throw new Error(await res.text())`).
  */
 export function redactText(text: string): string {
-  // Only credentials (before an @) and query values (after an =) are redacted.
-  if (!text.includes('@') && !text.includes('=')) return text;
-  return text
-    .replace(URL_IN_TEXT, (_found, url?: string, lead?: string, relative?: string) =>
-      url !== undefined ? redactUrl(url) : `${lead ?? ''}${redactUrl(relative ?? '')}`,
-    )
-    .replace(QUERY_PAIR_IN_TEXT, `$1${MASK}`);
+  if (!REDACTABLE.test(text)) return text;
+  return text.replace(
+    TEXT,
+    (found, lead: string, url?: string, before?: string, path?: string, pair?: string) =>
+      url !== undefined
+        ? lead + redactUrl(url)
+        : path !== undefined
+          ? (before ?? '') + redactUrl(path)
+          : pair !== undefined
+            ? pair + MASK
+            : found,
+  );
 }

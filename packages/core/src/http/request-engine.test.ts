@@ -916,7 +916,7 @@ describe('runHttpRequest', () => {
     const sent = (attempt: number) => ({
       authorization: '[redacted]',
       'x-api-key': '[redacted]',
-      accept: 'application/json',
+      accept: '[redacted]',
       'retry-attempt': `attempt=${attempt}; max=3`,
     });
     expect(events).toEqual([
@@ -1038,7 +1038,9 @@ describe('resolveHttpOptions', () => {
     expect(resolved.requestIdHeader).toBeUndefined();
     expect(resolved.attemptHeader).toBeUndefined();
     expect(resolved.deadlineHeader).toBeUndefined();
-    expect(resolved.redacted.size).toBe(0);
+    // The allowlist (DESIGN §9): a name on it keeps its value, any other is redacted.
+    expect(resolved.redacted('content-type')).toBe(false);
+    expect(resolved.redacted('accept')).toBe(true);
     expect(resolved.onRetry).toBeUndefined();
     expect(resolved.onEvent).toBeUndefined();
   });
@@ -1050,7 +1052,8 @@ describe('resolveHttpOptions', () => {
     );
     expect(resolveHttpOptions({ retryOn: { statuses: [418] } }).rules.statuses).toEqual(new Set([418]));
     expect(resolveHttpOptions({ retryOn: predicate }).predicate).toBe(predicate);
-    expect(resolveHttpOptions({ redactHeaders: ['X-Api-Key'] }).redacted).toEqual(new Set(['x-api-key']));
+    expect(resolveHttpOptions({ redactHeaders: ['Retry-After'] }).redacted('retry-after')).toBe(true);
+    expect(resolveHttpOptions({ exposeHeaders: ['Accept'] }).redacted('accept')).toBe(false);
     expect(resolveHttpOptions({ idempotencyKey: true }).key?.header).toBe('Idempotency-Key');
   });
 

@@ -33,13 +33,13 @@ import {
   headerName,
   type IdempotencyKeyOption,
   isKey,
-  keyOf,
   type KeyedRequest,
+  keyOf,
   newIdempotencyKey,
   resolveIdempotencyKey,
 } from './idempotency-key';
 import { quotaSpentUntil } from './quota';
-import { type HeaderSource, redactHeaders, redactUrl } from './redact';
+import { type HeaderRedaction, type HeaderSource, headerRedaction, redactHeaders, redactUrl } from './redact';
 import { parseRetryHint, parseSpentQuota } from './retry-hint';
 
 /** What `onRetry` is told before each wait of an HTTP request. */
@@ -89,8 +89,29 @@ export interface HttpRetryOptions extends PolicyOptions, GuardOptions {
   attemptHeader?: string;
   /** Sends the milliseconds left before the deadline in this header. @default none */
   deadlineHeader?: string;
-  /** More header names whose values are redacted from events (Authorization, Cookie … always are). */
+  /**
+   * Header names whose values events redact even though they are shown by default or in
+   * `exposeHeaders`. Every header off the allowlist is redacted anyway (see `exposeHeaders`).
+   * @default none
+   * @example
+   * ```ts
+   * retryFetch(fetch, { redactHeaders: ['Idempotency-Key'] });
+   * ```
+   */
   redactHeaders?: readonly string[];
+  /**
+   * Header names whose values events may show (DESIGN §9: redaction is an allowlist). Shown by
+   * default: Content-Type, Content-Length, Date, Retry-After, the RateLimit and X-RateLimit
+   * families, Idempotency-Key and the headers Retryline writes (`requestIdHeader`, `attemptHeader`,
+   * `deadlineHeader`); every other value becomes `[redacted]`, its name kept. Credential headers
+   * (Authorization, Cookie, X-Api-Key …) are refused with `InvalidOptionsError`.
+   * @default none
+   * @example
+   * ```ts
+   * retryFetch(fetch, { exposeHeaders: ['Accept', 'Cache-Control', 'ETag'] });
+   * ```
+   */
+  exposeHeaders?: readonly string[];
   /** Aborting stops everything at once; the request rejects with `signal.reason`. */
   signal?: AbortSignal;
   /** Called before each wait; throwing stops retrying with what it threw. */
@@ -238,7 +259,7 @@ function optionalFunction<F>(name: string, value: unknown): F | undefined {
   return value as F | undefined;
 }
 
-const NOTHING_REDACTED: ReadonlySet<string> = new Set();
+const NOTHING_REDACTED: HeaderRedaction = () => false;
 
 const statusText = (status: number, text: string | undefined) => (text ? `${status} ${text}` : `${status}`);
 
@@ -285,21 +306,28 @@ function resolveOptions(input: HttpRetryOptions | undefined) {
   const options = expectObject('options', input) as HttpRetryOptions;
   const policy = normalizePolicy(options);
   const { rules, predicate } = resolveRules(own(options, 'retryOn'));
-  const extraRedacted = own(options, 'redactHeaders') ?? [];
-  if (!Array.isArray(extraRedacted) || !extraRedacted.every((name) => typeof name === 'string')) {
-    throw invalid('redactHeaders', 'an array of header names', extraRedacted);
-  }
+  const key = resolveIdempotencyKey(own(options, 'idempotencyKey'));
+  const requestIdHeader = headerName('requestIdHeader', own(options, 'requestIdHeader'));
+  const attemptHeader = headerName('attemptHeader', own(options, 'attemptHeader'));
+  const deadlineHeader = headerName('deadlineHeader', own(options, 'deadlineHeader'));
+  // The values of the headers Retryline writes itself (ids, keys, counts) carry no secret.
+  const redacted = headerRedaction(own(options, 'redactHeaders'), own(options, 'exposeHeaders'), [
+    key?.header,
+    requestIdHeader,
+    attemptHeader,
+    deadlineHeader,
+  ]);
   const signal = expectSignal(own(options, 'signal'));
   const requestId = expectRequestId(own(options, 'requestId'));
   return {
     policy,
     rules,
     ...(predicate ? { predicate } : {}),
-    key: resolveIdempotencyKey(own(options, 'idempotencyKey')),
-    requestIdHeader: headerName('requestIdHeader', own(options, 'requestIdHeader')),
-    attemptHeader: headerName('attemptHeader', own(options, 'attemptHeader')),
-    deadlineHeader: headerName('deadlineHeader', own(options, 'deadlineHeader')),
-    redacted: new Set(extraRedacted.map((name) => name.toLowerCase())) as ReadonlySet<string>,
+    key,
+    requestIdHeader,
+    attemptHeader,
+    deadlineHeader,
+    redacted,
     signal,
     onRetry: optionalFunction<HttpRetryOptions['onRetry']>('onRetry', own(options, 'onRetry')),
     onEvent: optionalFunction<RetrylineEventListener>('onEvent', own(options, 'onEvent')),
