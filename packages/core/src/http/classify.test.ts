@@ -8,8 +8,8 @@ import {
   type RetryRules,
 } from './classify';
 
-/** An error with a node/undici-style `code`. */
-const coded = (code: string, message = code) => Object.assign(new Error(message), { code });
+/** An error with a node/undici-style `code`, naming the port it failed on as Node's do. */
+const coded = (code: string, message = code) => Object.assign(new Error(message), { code, port: 9 });
 
 /** undici's shape: `TypeError('fetch failed')` with the system error as its cause. */
 const undici = (code: string) =>
@@ -39,6 +39,11 @@ describe('classifyTransportError', () => {
       phase: 'unknown',
       code: 'ECONNREFUSED',
     });
+  });
+
+  it('says an error that names no port or host is no proof (unknown): a client may throw it after sending', () => {
+    const bare = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    expect(classifyTransportError(bare, firstHop)).toEqual({ phase: 'unknown', code: 'ECONNREFUSED' });
   });
 
   it('says a refusal by another port or host than the request URL is no proof (unknown)', () => {

@@ -105,8 +105,9 @@ const DEFAULT_PORTS: Readonly<Record<string, string>> = {
 
 /**
  * Whether what the error says it failed to reach (the `port`, `address` or `hostname` Node puts on
- * a connect or lookup error) is the request URL's own host and port. Only a field that is there is
- * compared; an address is compared only with an IP literal (a name's addresses are not known here).
+ * a connect or lookup error) is the request URL's own host and port. An error that names neither a
+ * port nor a host proves nothing (a client's own error, thrown after it may have sent): false.
+ * An address is compared only with an IP literal (a name's addresses are not known here).
  */
 function failedOnHost(chain: readonly object[], url: string): boolean {
   let target: URL;
@@ -118,14 +119,20 @@ function failedOnHost(chain: readonly object[], url: string): boolean {
   const port = target.port || DEFAULT_PORTS[target.protocol];
   const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const literal = host.includes(':') || /^[\d.]+$/.test(host);
+  let named = false;
   for (const link of chain) {
     const { port: failedPort, address, hostname } = link as Record<string, unknown>;
-    if ((typeof failedPort === 'number' || typeof failedPort === 'string') && String(failedPort) !== port)
-      return false;
+    if (typeof failedPort === 'number' || typeof failedPort === 'string') {
+      if (String(failedPort) !== port) return false;
+      named = true;
+    }
     if (literal && typeof address === 'string' && address.toLowerCase() !== host) return false;
-    if (typeof hostname === 'string' && hostname.toLowerCase() !== host) return false;
+    if (typeof hostname === 'string') {
+      if (hostname.toLowerCase() !== host) return false;
+      named = true;
+    }
   }
-  return true;
+  return named;
 }
 
 /**

@@ -92,15 +92,17 @@ export function formatIdempotencyKey(key: string, format: IdempotencyKeyFormat):
   return `"${key.replace(/[\\"]/g, (char) => `\\${char}`)}"`;
 }
 
+// What a blank key may be made of: whitespace, the commas that join repeated fields, and the
+// quotes of an empty sf-string.
+const BLANK = /^[\s,"]*$/;
+
 /**
- * Whether a caller's idempotency key header holds a key. An empty or blank value, or an empty
- * sf-string (`""`), is no key (DESIGN §6): a server cannot deduplicate on it, so it must not make a
- * POST retryable.
+ * Whether a caller's idempotency key header holds a key. An empty or blank value, an empty
+ * sf-string (`""`), or repeated fields that are all empty (`, `, `"", ""`) is no key (DESIGN §6): a
+ * server cannot deduplicate on it, so it must not make a POST retryable.
  */
 export function isKey(value: string | undefined): value is string {
-  if (value === undefined) return false;
-  const trimmed = value.trim();
-  return trimmed !== '' && trimmed !== '""';
+  return value !== undefined && !BLANK.test(value);
 }
 
 /** The caller's key when it is one ({@link isKey}), `undefined` when it is absent or blank. */

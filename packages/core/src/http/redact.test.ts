@@ -306,7 +306,13 @@ describe('redactText', () => {
     ],
     ['bad url //user:SECRETPW@api.example/x', 'bad url //api.example/x'],
     ["('\\\\user:SECRETPW@api.example/x')", "('\\\\api.example/x')"],
-    ['mail me@example.com about a/b//c@d', 'mail me@example.com about a/b//c@d'],
+    // An address's name is masked as credentials would be; an @ in a path is left alone.
+    ['mail me@example.com about a/b//c@d', 'mail ***@example.com about a/b//c@d'],
+    // Credentials the URL parser reads, though the text breaks the URL: no slash after the scheme,
+    // a tab (the parser drops it) or a no-break space (it keeps it) inside the password.
+    ['includes credentials: http:u:SECRET1@127.0.0.1/x', 'includes credentials: http:***@127.0.0.1/x'],
+    ['includes credentials: http://u:\tSECRET2@127.0.0.1/x', 'includes credentials: http://***@127.0.0.1/x'],
+    ['includes credentials: http://u:SECRET3\u00a0@h/x', 'includes credentials: http://***@h/x'],
     [
       "GET 'https://api.example/a?token=abc&page=2' failed",
       "GET 'https://api.example/a?token=***&page=***' failed",

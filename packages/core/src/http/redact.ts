@@ -200,7 +200,7 @@ const REDACTABLE = /[@=?;#]/;
  */
 export function redactText(text: string): string {
   if (!REDACTABLE.test(text)) return text;
-  return text.replace(
+  const redacted = text.replace(
     TEXT,
     (found, lead: string, url?: string, before?: string, path?: string, pair?: string) =>
       url !== undefined
@@ -211,4 +211,34 @@ export function redactText(text: string): string {
             ? pair + MASK
             : found,
   );
+  return redacted.includes('@') ? redacted.replace(WORD, maskUserinfo) : redacted;
+}
+
+// A run a URL can span in text. The URL parser drops tabs and newlines anywhere in a URL and keeps
+// a no-break space inside a password (`http://u:\tpw@h`, `http:u:pw\u00a0@h`), so only a space, a
+// quote or a bracket ends one here. One class, `+`: each match consumes its run, nothing backtracks.
+const WORD = /[^ '"<>()]+/g;
+// A scheme and the slashes after it, at the start of a run (anchored: tried once per run).
+const SCHEME = /^[a-z][a-z\d+.-]*:[/\\]*|^[/\\]+/i;
+
+/**
+ * A run with whatever stands before an `@` in its authority masked: the credentials of a URL the
+ * scanner above did not read as one (no slash after its scheme, a tab or a no-break space inside),
+ * or the name of an address. Over-masking an address costs a reader little; a password in a log
+ * costs its owner.
+ */
+function maskUserinfo(word: string): string {
+  const at = word.indexOf('@');
+  if (at === -1) return word;
+  const start = SCHEME.exec(word)?.[0].length ?? 0;
+  let end = word.length;
+  for (let i = start; i < word.length; i++) {
+    const c = word[i];
+    if (c === '/' || c === '\\' || c === '?' || c === '#') {
+      end = i;
+      break;
+    }
+  }
+  const last = word.lastIndexOf('@', end - 1);
+  return last < start ? word : `${word.slice(0, start)}${MASK}${word.slice(last)}`;
 }

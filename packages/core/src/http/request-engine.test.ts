@@ -63,9 +63,11 @@ const fail = (error: unknown) => ({ reject: error });
 const HANG = 'hang' as const;
 type Step = FakeResponse | { reject: unknown } | typeof HANG;
 
-/** undici's shape for a transport failure. */
+/** undici's shape for a transport failure, naming the port it failed on (URL_'s). */
 const undici = (code: string) =>
-  new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ${code}`), { code }) });
+  new TypeError('fetch failed', {
+    cause: Object.assign(new Error(`connect ${code}`), { code, port: 443 }),
+  });
 
 interface Init {
   method?: string;
