@@ -8,7 +8,8 @@ const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 
 const store = redisStore(redis, {
   prefix: 'retryline:checkout',
-  // Redis down or slower than 250 ms: requests go on unguarded (failOpen: false refuses them instead).
+  // Redis silent for 250 ms or gone: each process guards from its own memory until Redis answers
+  // again (failOpen: false refuses requests with StoreUnavailableError instead).
   failOpen: true,
   timeoutMs: 250,
   // Once when an outage starts ('store-unavailable'), once when Redis answers again ('store-recovered').

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { normalizeBulkhead } from '@retryline/core';
 import { retryFetch } from '@retryline/fetch';
 import { type RedisStoreEvent, redisStore } from '@retryline/redis';
 import { Redis } from 'ioredis';
@@ -11,9 +12,149 @@ const http = useFaultServer();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const clients: Redis[] = [];
-afterEach(() => {
+afterEach(async () => {
   for (const client of clients.splice(0)) client.disconnect();
+  if (!redis.running) await redis.start(); // a test that failed half-way leaves it down
 });
+
+/** A client of its own (as another process would have) on the test's redis-server. */
+const connect = () => {
+  const client = new Redis(redis.port, '127.0.0.1');
+  clients.push(client);
+  return client;
+};
+
+/** Waits (at most 10 s) until `done()` holds, calling `poke()` in between: a state, not a time. */
+async function until(done: () => boolean, poke: () => Promise<unknown> = () => sleep(20)): Promise<void> {
+  const giveUp = Date.now() + 10_000;
+  while (!done()) {
+    if (Date.now() > giveUp) throw new Error('[outage] the state waited for never came');
+    await poke();
+    await sleep(10);
+  }
+}
+
+const types = (events: readonly RedisStoreEvent[]) => events.map((event) => event.type);
+
+it('redis-server killed mid-run: the budget and the breaker keep acting from local memory, one event says so, and the store returns to Redis by itself after a restart', async () => {
+  http.script('/ok', [{ status: 200, body: 'ok' }]);
+  http.script('/fail', [{ status: 503 }]);
+  const prefix = `outage:${randomUUID()}`;
+  const events: RedisStoreEvent[] = [];
+  const strictEvents: RedisStoreEvent[] = [];
+  const client = connect();
+  const store = redisStore(client, { prefix, probeMs: 100, onEvent: (event) => events.push(event) });
+  // failOpen: false on a connection of its own: no request without the shared guards.
+  const strictClient = connect();
+  const strict = retryFetch(fetch, {
+    retries: 0,
+    store: redisStore(strictClient, {
+      prefix,
+      failOpen: false,
+      onEvent: (event) => strictEvents.push(event),
+    }),
+  });
+  // Per process: retries ≤ 0.1 × requests + 1 × 50 (the window outlasts the test).
+  const budgeted = retryFetch(fetch, {
+    store,
+    retries: 3,
+    backoff: { strategy: 'constant', base: 1 },
+    jitter: 'none',
+    budget: { ratio: 0.1, windowMs: 50_000, minPerSecond: 1 },
+  });
+  const breaker = { consecutiveFailures: 5, openMs: 60_000 } as const;
+  const guarded = retryFetch(fetch, { store, retries: 0, budget: false, breaker });
+
+  expect((await budgeted(`${http.url}/ok`)).status).toBe(200);
+  expect((await strict(`${http.url}/ok`)).status).toBe(200);
+  await redis.kill(); // SIGKILL, as a crash: no goodbye to the clients
+  await until(() => client.status !== 'ready' && strictClient.status !== 'ready');
+
+  // The budget still caps retries: 200 requests that would each retry 3 times.
+  const REQUESTS = 200;
+  const LOCAL_CAP = 0.1 * REQUESTS + 50;
+  const endings = await Promise.all(
+    Array.from({ length: REQUESTS }, () =>
+      budgeted(`${http.url}/fail`).then(
+        (response) => response.status,
+        (error: unknown) => (error as Error).name,
+      ),
+    ),
+  );
+  const retries = http.requests('/fail').length - REQUESTS;
+  console.info(
+    `[outage] Redis down: ${REQUESTS} failing requests retried ${retries} times (local cap ${LOCAL_CAP})`,
+  );
+  expect(retries).toBeLessThanOrEqual(LOCAL_CAP);
+  expect(retries).toBeGreaterThan(0);
+  expect(endings).toContain('RetryBudgetExhaustedError');
+
+  // The breaker still opens: five failures, then nothing is sent.
+  const sentBefore = http.requests('/fail').length;
+  for (let i = 0; i < breaker.consecutiveFailures; i++) {
+    expect((await guarded(`${http.url}/fail`)).status).toBe(503);
+  }
+  await expect(guarded(`${http.url}/fail`)).rejects.toMatchObject({ name: 'CircuitOpenError' });
+  expect(http.requests('/fail').length - sentBefore).toBe(breaker.consecutiveFailures);
+
+  // failOpen: false refuses instead.
+  await expect(strict(`${http.url}/ok`)).rejects.toMatchObject({ name: 'StoreUnavailableError' });
+  expect(types(events)).toEqual(['store-unavailable']);
+  expect(events[0]).toMatchObject({ store: 'redis', prefix, failOpen: true });
+  expect(types(strictEvents)).toEqual(['store-unavailable']);
+  expect(strictEvents[0]).toMatchObject({ failOpen: false });
+
+  await redis.start(); // same port, empty (no persistence)
+  await until(
+    () => events.length === 2,
+    () => budgeted(`${http.url}/ok`),
+  );
+  expect(types(events)).toEqual(['store-unavailable', 'store-recovered']);
+  // Back on Redis: the breaker opened in local memory is not consulted (Redis came back empty).
+  expect((await guarded(`${http.url}/ok`)).status).toBe(200);
+  await until(() => strictClient.status === 'ready');
+  expect((await strict(`${http.url}/ok`)).status).toBe(200);
+  expect(types(strictEvents)).toEqual(['store-unavailable', 'store-recovered']);
+
+  // And shared again: a breaker opened through this store is open for another process's.
+  for (let i = 0; i < breaker.consecutiveFailures; i++) await guarded(`${http.url}/fail`);
+  const elsewhere = retryFetch(fetch, { store: redisStore(connect(), { prefix }), retries: 0, breaker });
+  await expect(elsewhere(`${http.url}/ok`)).rejects.toMatchObject({ name: 'CircuitOpenError' });
+}, 30_000);
+
+it('bulkhead places and queue slots taken from local memory during an outage are given back there after Redis returns', async () => {
+  const events: RedisStoreEvent[] = [];
+  const client = connect();
+  const store = redisStore(client, {
+    prefix: `outage:${randomUUID()}`,
+    probeMs: 50,
+    onEvent: (event) => events.push(event),
+  });
+  const bulkhead = normalizeBulkhead({ maxConcurrent: 1, maxQueue: 1 });
+  const acquire = (holder: string) => store.bulkheadAcquire('k', bulkhead, holder, Date.now());
+  await client.ping();
+  await redis.kill();
+  await until(() => client.status !== 'ready');
+  expect(await acquire('first')).toBe('acquired'); // from local memory
+  expect(await acquire('waiting')).toBe('queued');
+  await redis.start();
+  await until(
+    () => events.length === 2,
+    () => store.pacingGet('k', Date.now()),
+  );
+  expect(await acquire('waiting')).toBe('acquired'); // asks again: Redis (empty) has a place
+  await store.bulkheadRelease('k', 'first', Date.now()); // Redis is back, the place is still freed locally
+  await store.bulkheadRelease('k', 'waiting', Date.now()); // its place is Redis's: freed there
+  expect(await acquire('after')).toBe('acquired');
+  await store.bulkheadRelease('k', 'after', Date.now());
+  await redis.kill();
+  await until(() => client.status !== 'ready');
+  // The next outage finds the local bulkhead empty: nobody holding, nobody ahead in the queue.
+  expect(await acquire('second')).toBe('acquired');
+  expect(await acquire('third')).toBe('queued');
+  expect(await acquire('fourth')).toBe('rejected');
+  expect(types(events)).toEqual(['store-unavailable', 'store-recovered', 'store-unavailable']);
+}, 30_000);
 
 it('redis-server killed mid-run: requests go on, one event per outage per store, no crash; after a restart the fleet shares state again', async () => {
   const rejections: unknown[] = [];

@@ -13,10 +13,12 @@ import {
   budgetTryRetry,
   InvalidOptionsError,
   initialBreakerState,
+  memoryStore,
   normalizeBreaker,
   normalizeBucket,
   normalizeBudget,
   normalizeBulkhead,
+  type Store,
 } from '@retryline/core';
 import { retryFetch } from '@retryline/fetch';
 import {
@@ -385,6 +387,64 @@ describe('redisStore() on a real Redis', () => {
     });
   });
 
+  describe('judging Redis by its own answers, not by how long the caller waited', () => {
+    /** Blocks the event loop, as a process busy with its own work does. */
+    const busy = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end) {}
+    };
+    const counting = normalizeBudget({ ratio: 1, minPerSecond: 0, windowMs: 60_000 });
+
+    it('a process busy past timeoutMs while its commands are answered: nothing given up, each run once', async () => {
+      const own = new Redis(server.port, '127.0.0.1');
+      const admin = new Redis(server.port, '127.0.0.1');
+      const events: RedisStoreEvent[] = [];
+      try {
+        await own.ping();
+        const store = fresh({ timeoutMs: 100, onEvent: (event) => events.push(event) });
+        const before = await scriptRuns(admin);
+        const answers = Array.from({ length: 50 }, () => store.budgetRequest('k', counting, T));
+        busy(300); // Redis answers within a millisecond; this process reads the answers 300 ms later
+        const remaining = (await Promise.all(answers))
+          .map((answer) => answer.remaining)
+          .sort((a, b) => a - b);
+        expect(remaining).toEqual(Array.from({ length: 50 }, (_, i) => i + 1)); // all 50 counted in Redis
+        expect(events).toEqual([]);
+        expect((await scriptRuns(admin)) - before).toBe(50);
+      } finally {
+        own.disconnect();
+        admin.disconnect();
+      }
+    });
+
+    it('operations asked for while the first connect is under way count their deadline from when they are written: each runs once', async () => {
+      const admin = new Redis(server.port, '127.0.0.1');
+      const before = await scriptRuns(admin);
+      const connecting = new Redis(server.port, '127.0.0.1');
+      const events: RedisStoreEvent[] = [];
+      try {
+        const store = redisStore(connecting, {
+          clock: 'caller',
+          prefix: `test:${randomUUID()}`,
+          timeoutMs: 100,
+          onEvent: (event) => events.push(event),
+        });
+        expect(connecting.status).toBe('connecting');
+        const answers = Array.from({ length: 20 }, () => store.budgetRequest('k', counting, T));
+        busy(300); // the connect is finished, and the commands written, only after this
+        expect((await Promise.all(answers)).map((answer) => answer.remaining).sort((a, b) => a - b)).toEqual(
+          Array.from({ length: 20 }, (_, i) => i + 1),
+        );
+        expect(events).toEqual([]);
+        // Not 40: none was sent with a deadline that passed before it was written, to come back late.
+        expect((await scriptRuns(admin)) - before).toBe(20);
+      } finally {
+        connecting.disconnect();
+        admin.disconnect();
+      }
+    });
+  });
+
   describe('when Redis cannot answer', () => {
     const breaker = normalizeBreaker({ consecutiveFailures: 1 });
     const budget = normalizeBudget({ ratio: 0, minPerSecond: 0 });
@@ -392,7 +452,7 @@ describe('redisStore() on a real Redis', () => {
     const bulkhead = normalizeBulkhead({ maxConcurrent: 1 });
 
     /** Every operation once, as a guard would call them. */
-    async function everyOperation(store: ReturnType<typeof redisStore>) {
+    async function everyOperation(store: Store) {
       return {
         admit: await store.breakerAdmit('k', breaker, T),
         record: await store.breakerRecord('k', breaker, 'failure', T),
@@ -406,7 +466,7 @@ describe('redisStore() on a real Redis', () => {
       };
     }
 
-    it('fails open when nothing listens: every guard allows at once, one event, no error', async () => {
+    it('answers from local memory when Redis is unreachable: every guard still acts, at once, one event, no error', async () => {
       const nobody = new Redis(await freePort(), '127.0.0.1');
       const events: RedisStoreEvent[] = [];
       const logged = vi.spyOn(console, 'error');
@@ -415,19 +475,21 @@ describe('redisStore() on a real Redis', () => {
         const store = redisStore(nobody, { onEvent: (event) => events.push(event) });
         await once(nobody, 'close');
         const started = Date.now();
-        const answers = await everyOperation(store);
-        await everyOperation(store);
+        const first = await everyOperation(store);
+        const second = await everyOperation(store);
         expect(Date.now() - started).toBeLessThan(500); // the connection is down: nothing waits 250 ms
-        expect(answers).toEqual({
-          admit: { allowed: true, state: initialBreakerState() },
-          record: { state: initialBreakerState() },
-          request: { remaining: 0, state: budgetInit() },
-          retry: { allowed: true, remaining: 0, state: budgetInit() },
-          take: { allowed: true },
-          acquire: 'acquired',
-          release: undefined,
-          paceSet: undefined,
-          pace: undefined,
+        // Exactly what a memory store answers: the failure opens the breaker (consecutiveFailures: 1),
+        // the budget (ratio 0, no floor) refuses the retry, the bucket's one token is taken, and the
+        // second round finds all of that, and the pause.
+        const memory = memoryStore();
+        expect(first).toEqual(await everyOperation(memory));
+        expect(second).toEqual(await everyOperation(memory));
+        expect(second).toMatchObject({
+          admit: { allowed: false },
+          retry: { allowed: false },
+          take: { allowed: false },
+          acquire: 'acquired', // the first round's place was given back
+          pace: T + 1000,
         });
         expect(events).toEqual([
           expect.objectContaining({
@@ -459,7 +521,7 @@ describe('redisStore() on a real Redis', () => {
           operation: 'breakerAdmit',
           key: 'https://api.example',
           message: expect.stringMatching(
-            /^\[@retryline\/redis\] breakerAdmit for https:\/\/api\.example failed: the Redis connection is \w+\. .*failOpen: true lets requests through/,
+            /^\[@retryline\/redis\] breakerAdmit for https:\/\/api\.example failed: the Redis connection is \w+\. .*failOpen: true answers from local memory/,
           ),
         });
         await expect(store.pacingGet('k', T)).rejects.toMatchObject({ name: 'StoreUnavailableError' });
@@ -467,8 +529,8 @@ describe('redisStore() on a real Redis', () => {
           name: 'StoreUnavailableError',
         });
         // What is told after a send never turns a response into an error.
-        expect(await store.breakerRecord('k', breaker, 'failure', T)).toEqual({
-          state: initialBreakerState(),
+        expect(await store.breakerRecord('k', breaker, 'failure', T)).toMatchObject({
+          state: { state: 'open' },
         });
         await expect(store.bulkheadRelease('k', 'h', T)).resolves.toBeUndefined();
         await expect(store.pacingSet('k', T + 1000, T)).resolves.toBeUndefined();
@@ -477,7 +539,7 @@ describe('redisStore() on a real Redis', () => {
       }
     });
 
-    it('a hung Redis: waits timeoutMs once, then fails fast, probes, recovers, and never applies a timed-out operation late', async () => {
+    it('a hung Redis: waits timeoutMs once, then answers locally at once, probes, recovers, and never applies a given-up operation late', async () => {
       const admin = new Redis(server.port, '127.0.0.1');
       const events: RedisStoreEvent[] = [];
       const store = fresh({ timeoutMs: 150, probeMs: 200, onEvent: (event) => events.push(event) });
@@ -486,7 +548,8 @@ describe('redisStore() on a real Redis', () => {
         expect(await store.budgetRequest('k', counting, T)).toMatchObject({ remaining: 1 });
         await admin.client('PAUSE', 1200, 'ALL');
         let started = Date.now();
-        expect(await store.budgetRequest('k', counting, T)).toMatchObject({ remaining: 0 }); // failed open
+        // Answered from local memory, where this is the first request: one retry allowed.
+        expect(await store.budgetRequest('k', counting, T)).toMatchObject({ remaining: 1 });
         expectWithin(Date.now() - started, 140, 1000);
         started = Date.now();
         for (let i = 0; i < 20; i++) await store.budgetRequest('k', counting, T);
@@ -537,6 +600,12 @@ async function commandCounts(admin: Redis): Promise<Record<string, number>> {
   for (const match of info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm))
     counts[match[1] ?? ''] = Number(match[2]);
   return counts;
+}
+
+/** How many scripts Redis has run (EVAL and EVALSHA), on every connection. */
+async function scriptRuns(admin: Redis): Promise<number> {
+  const { eval: evals = 0, evalsha = 0 } = await commandCounts(admin);
+  return evals + evalsha;
 }
 
 function once(emitter: Redis, event: string): Promise<void> {

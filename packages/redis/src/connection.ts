@@ -1,4 +1,5 @@
 import { systemClock } from '@retryline/core';
+import { createLiveness } from './liveness';
 import type { Script } from './scripts/lua';
 
 /**
@@ -11,6 +12,19 @@ export interface RedisClient {
   defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   listenerCount(event: string): number;
+  /** Connects a client made with `lazyConnect` (status `'wait'`). */
+  connect?(): Promise<unknown>;
+  /** Whether this is a Cluster, whose pipelines must keep to one hash slot. */
+  readonly isCluster?: boolean;
+  /** Starts an explicit pipeline: its commands go out in one write when it is executed. */
+  pipeline?(): { exec(): Promise<unknown> };
+}
+
+/** A script's reply, with when its command was written and when the reply was read (local clock). */
+export interface Reply {
+  readonly value: unknown;
+  readonly sent: number;
+  readonly received: number;
 }
 
 /** What the stores on one client share about its connection. */
@@ -23,10 +37,25 @@ export interface Connection {
   blocked(): string | undefined;
   /** How many times the client became ready: a store down since an older count may probe at once. */
   readonly readyCount: number;
+  /**
+   * Since when Redis has answered nothing, if a command was given up for that (see
+   * {@link Liveness}) and nothing was heard since: a store that finds it so need not wait again.
+   */
+  readonly silentSince: number | undefined;
   /** Redis's clock minus ours (ms), estimated from answers: places each script's deadline. */
   offset: number;
-  /** Runs a script on `key`; resolves with its answer, an array of strings. */
-  call(script: Script, key: string, args: readonly string[]): Promise<unknown>;
+  /**
+   * Runs a script on `key`; resolves with its reply. `args` is called when the command is written
+   * (a command asked for during the first connect waits for it), with the local time, so a
+   * deadline in the arguments counts from then. Rejects when Redis has answered nothing for
+   * `timeoutMs`, when the connection closes before the command was written, or with ioredis's error.
+   */
+  call(
+    script: Script,
+    key: string,
+    args: (sent: number) => readonly string[],
+    timeoutMs: number,
+  ): Promise<Reply>;
 }
 
 const connections = new WeakMap<RedisClient, Connection>();
@@ -36,6 +65,21 @@ const connections = new WeakMap<RedisClient, Connection>();
 // listener that drops them.
 const ignore = () => {};
 
+/** A command asked for before the first connect was ready: written once it is. */
+interface Held {
+  write(): void;
+  fail(reason: string): void;
+}
+
+/** A command on its way out, written with the other commands asked for in the same tick. */
+interface Outgoing {
+  readonly script: Script;
+  readonly key: string;
+  readonly args: (sent: number) => readonly string[];
+  /** Called once, with ioredis's answer and when the command was written. */
+  answered(sent: number, error: unknown, value?: unknown): void;
+}
+
 /** The one {@link Connection} of `client`, created (and its listeners attached) on first use. */
 export function connectionOf(client: RedisClient): Connection {
   const existing = connections.get(client);
@@ -43,17 +87,77 @@ export function connectionOf(client: RedisClient): Connection {
 
   let closedSinceReady = false;
   let readyCount = 0;
-  const defined = new Set<string>();
+  const liveness = createLiveness(localNow);
+  const held = new Set<Held>();
+  // A connect or a ready check answered is Redis answering.
+  client.on('connect', () => liveness.heard());
   client.on('ready', () => {
+    liveness.heard();
     closedSinceReady = false;
     readyCount++;
+    for (const command of [...held]) {
+      held.delete(command);
+      command.write();
+    }
   });
   client.on('close', () => {
     closedSinceReady = true;
+    // Never written, so never applied: these fail at once, and the store answers for them.
+    for (const command of [...held]) {
+      held.delete(command);
+      command.fail(`the Redis connection closed before it was ready (${client.status})`);
+    }
   });
   if (client.listenerCount('error') === 0) client.on('error', ignore);
 
-  const commands = client as unknown as Record<string, (...args: string[]) => Promise<unknown>>;
+  const defined = new Set<string>();
+  const define = (script: Script): string => {
+    const name = commandName(script);
+    if (!defined.has(name)) {
+      // ioredis sends EVAL the first time on each connection and EVALSHA after: one round trip
+      // per operation, also after a Redis restart flushed the script cache.
+      client.defineCommand(name, { lua: script.lua, numberOfKeys: 1 });
+      defined.add(name);
+    }
+    return name;
+  };
+
+  let outgoing: Outgoing[] = [];
+  const send = (command: Outgoing) => {
+    if (outgoing.push(command) === 1) queueMicrotask(flush);
+  };
+  /**
+   * Writes the tick's commands at once, in one explicit pipeline (one write, each command still its
+   * own script and answer). At once matters: each carries a deadline counted from now, and
+   * ioredis's enableAutoPipelining would write them only from setImmediate, after whatever else a
+   * busy process does first. Not on a Cluster, whose pipelines must keep to one hash slot.
+   */
+  function flush() {
+    const commands = outgoing;
+    outgoing = [];
+    const names = commands.map((command) => define(command.script));
+    // Made after every script is defined: a pipeline takes the client's commands when it is made.
+    const pipeline = client.isCluster ? undefined : client.pipeline?.();
+    const target = (pipeline ?? client) as unknown as Record<string, unknown>;
+    const sent = localNow();
+    commands.forEach((command, i) => {
+      const answer = (error: unknown, value?: unknown) => command.answered(sent, error, value);
+      try {
+        const name = names[i] ?? '';
+        const method = target[name];
+        if (typeof method !== 'function') throw new Error(`ioredis did not define ${name}`);
+        const args = [command.key, ...command.args(sent)];
+        // In a pipeline, a command's own answer comes through its callback.
+        if (pipeline) method.call(pipeline, ...args, answer);
+        else (method.call(client, ...args) as Promise<unknown>).then((value) => answer(null, value), answer);
+      } catch (error) {
+        answer(error);
+      }
+    });
+    // Every answer has reached its command; exec's promise only repeats them.
+    pipeline?.exec().catch(ignore);
+  }
+
   const connection: Connection = {
     blocked() {
       const { status } = client;
@@ -64,18 +168,46 @@ export function connectionOf(client: RedisClient): Connection {
     get readyCount() {
       return readyCount;
     },
+    get silentSince() {
+      return liveness.silentSince;
+    },
     offset: 0,
-    call(script, key, args) {
-      const name = commandName(script);
-      if (!defined.has(name)) {
-        // ioredis sends EVAL the first time on each connection and EVALSHA after: one round trip
-        // per operation, also after a Redis restart flushed the script cache.
-        client.defineCommand(name, { lua: script.lua, numberOfKeys: 1 });
-        defined.add(name);
-      }
-      const command = commands[name];
-      if (typeof command !== 'function') return Promise.reject(new Error(`ioredis did not define ${name}`));
-      return command.call(client, key, ...args);
+    call(script, key, args, timeoutMs) {
+      return new Promise<Reply>((resolve, reject) => {
+        const blocked = connection.blocked();
+        if (blocked) return reject(new Error(blocked));
+        let waiting: Held | undefined;
+        const command: Outgoing = {
+          script,
+          key,
+          args,
+          answered(sent, error, value) {
+            if (!error) {
+              liveness.heard();
+              if (settle()) resolve({ value, sent, received: localNow() });
+              return;
+            }
+            // An error reply is Redis answering; a closed connection is not.
+            if (error instanceof Error && error.name === 'ReplyError') liveness.heard();
+            if (settle()) reject(error);
+          },
+        };
+        const settle = liveness.watch(timeoutMs, (silentMs) => {
+          if (waiting) held.delete(waiting);
+          reject(new Error(`Redis answered nothing for ${Math.round(silentMs)} ms`));
+        });
+        if (client.status === 'ready') return send(command);
+        // The first connect is under way: written when it is ready, so the command's deadline
+        // counts from then, not from a connect the busy process took its time to finish.
+        waiting = {
+          write: () => send(command),
+          fail: (reason) => {
+            if (settle()) reject(new Error(reason));
+          },
+        };
+        held.add(waiting);
+        if (client.status === 'wait') client.connect?.().catch(ignore);
+      });
     },
   };
   connections.set(client, connection);

@@ -2,9 +2,10 @@ import { isRetrylineError, RetrylineError } from '@retryline/core';
 import type { StoreOperation } from './events';
 
 /**
- * The Redis store could not answer a guard operation (Redis unreachable, too slow, or the
- * connection down) and the store was made with `failOpen: false`, so the request fails rather than
- * go out unguarded. `cause` holds what went wrong underneath (a timeout, ioredis's error).
+ * The Redis store could not answer a guard operation (Redis unreachable, silent for `timeoutMs`, or
+ * the connection down) and the store was made with `failOpen: false`, so the request fails rather
+ * than go out without the fleet's shared guards (`failOpen: true` answers from local memory
+ * instead). `cause` holds what went wrong underneath (Redis's silence, ioredis's error).
  */
 export class StoreUnavailableError extends RetrylineError {
   override name = 'StoreUnavailableError';

@@ -20,8 +20,9 @@ export type StoreOperation =
   | 'pacingGet';
 
 /**
- * Redis stopped answering: emitted once when an outage starts (the first operation that failed),
- * not once per failed operation.
+ * Redis stopped answering (the connection is down, or Redis answered nothing at all for
+ * `timeoutMs`): emitted once when an outage starts (the first operation that failed), not once per
+ * failed operation. A process merely busy with other work does not start one.
  */
 export interface StoreUnavailableEvent {
   readonly v: 1;
@@ -35,12 +36,16 @@ export interface StoreUnavailableEvent {
   readonly operation: StoreOperation;
   /** Its guard key. */
   readonly key: string;
-  /** `true`: requests go on unguarded until Redis is back; `false`: they fail. */
+  /**
+   * `true`: until Redis is back, the guards act from this process's memory (a memory store per
+   * redisStore: the budget still caps retries, a breaker still opens, per process); `false`:
+   * requests fail with `StoreUnavailableError`.
+   */
   readonly failOpen: boolean;
   readonly error: ErrorSummary;
 }
 
-/** An operation succeeded again after an outage. */
+/** An operation succeeded again after an outage: from now on the guards' state is Redis's again. */
 export interface StoreRecoveredEvent {
   readonly v: 1;
   readonly type: 'store-recovered';
@@ -49,7 +54,7 @@ export interface StoreRecoveredEvent {
   readonly prefix: string;
   /** Milliseconds from the first failed operation to this success. */
   readonly downtime: number;
-  /** Operations answered without Redis during the outage (allowed when failing open). */
+  /** Operations answered without Redis during the outage (from local memory when failing open). */
   readonly failed: number;
 }
 

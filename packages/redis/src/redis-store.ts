@@ -8,10 +8,9 @@ import {
   type BulkheadConfig,
   bucketInit,
   bucketTake,
-  budgetInit,
-  initialBreakerState,
   invalid,
   MAX_DELAY_LIMIT,
+  memoryStore,
   type RetryBudgetConfig,
   type Store,
   systemClock,
@@ -54,22 +53,26 @@ export interface RedisStoreOptions {
    */
   readonly clock?: 'redis' | 'caller';
   /**
-   * What a guard hears when Redis cannot answer (unreachable, slower than `timeoutMs`, or
-   * reconnecting). `true`: it lets the request through (breaker admits, budget and limiter allow,
-   * bulkhead grants a place, no pacing), so a Redis outage never takes your requests down with it.
-   * `false`: the request fails with `StoreUnavailableError` before it is sent. What is reported after
-   * a send (breakerRecord, bulkheadRelease, pacingSet) never fails the request, in either mode.
-   * Either way the outage is reported once through `onEvent`.
+   * What a guard hears when Redis cannot answer (unreachable, silent for `timeoutMs`, or
+   * reconnecting). `true`: the store degrades to a memory store of its own, in this process, for the
+   * operations Redis cannot answer, so every guard keeps working per process (the budget still caps
+   * retries, a breaker still opens) and requests go on; Redis takes over again as soon as it
+   * answers. `false`: the request fails with `StoreUnavailableError` before it is sent. What is
+   * reported after a send (breakerRecord, bulkheadRelease, pacingSet) never fails the request, in
+   * either mode. Either way the outage is reported once through `onEvent`.
    * @default true
    * @example
    * ```ts
-   * redisStore(redis, { failOpen: false }); // no unguarded request, ever
+   * redisStore(redis, { failOpen: false }); // no request without the fleet's shared guards
    * ```
    */
   readonly failOpen?: boolean;
   /**
-   * The longest a guard waits for Redis per operation before it fails open (or fails). While an
-   * outage lasts, operations fail at once without waiting.
+   * How long Redis may answer nothing at all (no reply to any command on the connection) before an
+   * operation waiting for it is answered from local memory (or fails), and how long after a command
+   * is written Redis may start it. Judged by Redis's own answers, not by how long the caller waited:
+   * a process busy with other work does not make Redis look slow. While an outage lasts, operations
+   * are answered at once without waiting.
    * @default 250
    * @example
    * ```ts
@@ -171,8 +174,8 @@ const DEFAULTS = {
  * breaker, one retry budget, one rate limiter, one bulkhead and one pacing per guard key. Each
  * operation is one Lua script (atomic, one round trip) applying the same rules as core's pure
  * guard functions; keys expire once their state no longer matters. When Redis is unreachable or
- * slow, guards fail open (by default) and the outage is reported once; the store resumes by itself
- * when ioredis reconnects.
+ * silent, the store answers from a memory store of its own (by default), so guards keep working per
+ * process; the outage is reported once and the store returns to Redis by itself when it answers.
  *
  * @example
  * ```ts
@@ -197,11 +200,16 @@ export function redisStore(client: RedisClient, options: RedisStoreOptions = {})
   const run = createRunner({ connection, ...settings });
   const queueLeaseMs = Math.max(1000, 10 * pollMs);
 
+  // Where the guards live while Redis cannot answer: this process's memory, one store per
+  // redisStore. Its state outlives an outage and expires as the memory store's does, so a second
+  // outage within a window finds what this process saw in the first.
+  const local = memoryStore();
+
   /**
-   * Runs `script` on `guard`'s key. When Redis cannot answer: `fallback()` when failing open, and
-   * always for what is told after a send (breakerRecord, bulkheadRelease, pacingSet): throwing
-   * there would turn a response already received into an error, and what is lost is bounded (one
-   * outcome not counted, a lease left to expire, a pause not shared).
+   * Runs `script` on `guard`'s key. When Redis cannot answer: `fallback()`, the same operation on
+   * the local memory store, when failing open, and always for what is told after a send
+   * (breakerRecord, bulkheadRelease, pacingSet): throwing there would turn a response already
+   * received into an error.
    */
   async function op<T>(
     script: Script,
@@ -211,7 +219,7 @@ export function redisStore(client: RedisClient, options: RedisStoreOptions = {})
     now: number,
     args: readonly (string | number)[],
     decode: (values: readonly string[], shift: number) => T,
-    fallback: () => T,
+    fallback: () => T | Promise<T>,
   ): Promise<T> {
     let answer: Awaited<ReturnType<typeof run>>;
     callerSkew = now - systemClock.now();
@@ -223,6 +231,25 @@ export function redisStore(client: RedisClient, options: RedisStoreOptions = {})
     }
     return decode(answer.values, answer.shift);
   }
+
+  // Holders the local store gave a place or a queue slot, per guard key: the memory store's
+  // bulkhead has no leases, so each must leave it, wherever its next operation goes.
+  const localHolders = new Map<string, Set<string>>();
+  const holdsLocally = (key: string, holder: string) => localHolders.get(key)?.has(holder) === true;
+  const enterLocally = (key: string, holder: string) => {
+    let holders = localHolders.get(key);
+    if (!holders) {
+      holders = new Set();
+      localHolders.set(key, holders);
+    }
+    holders.add(holder);
+  };
+  const leaveLocally = (key: string, holder: string, now: number) => {
+    const holders = localHolders.get(key);
+    if (!holders?.delete(holder)) return Promise.resolve();
+    if (holders.size === 0) localHolders.delete(key);
+    return local.bulkheadRelease(key, holder, now);
+  };
 
   const redisKey = (guard: string, key: string) => `${prefix}:${guard}:${key}`;
 
@@ -292,7 +319,7 @@ export function redisStore(client: RedisClient, options: RedisStoreOptions = {})
           const change = decodeTransition(transition);
           return change ? { allowed: true, state: next, transition: change } : { allowed: true, state: next };
         },
-        () => ({ allowed: true, state: initialBreakerState() }),
+        () => local.breakerAdmit(key, config, now),
       ),
 
     breakerRecord: (key, config, outcome, now) =>
@@ -308,7 +335,7 @@ export function redisStore(client: RedisClient, options: RedisStoreOptions = {})
           const change = decodeTransition(transition);
           return change ? { state: next, transition: change } : { state: next };
         },
-        () => ({ state: initialBreakerState() }),
+        () => local.breakerRecord(key, config, outcome, now),
       ),
 
     budgetRequest: (key, config, now) =>
@@ -323,7 +350,7 @@ export function redisStore(client: RedisClient, options: RedisStoreOptions = {})
           remaining: Number(remaining),
           state: { buckets: decodeBudgetBuckets(buckets) },
         }),
-        () => ({ remaining: 0, state: budgetInit() }),
+        () => local.budgetRequest(key, config, now),
       ),
 
     budgetRetry: (key, config, now) =>
@@ -339,7 +366,7 @@ export function redisStore(client: RedisClient, options: RedisStoreOptions = {})
           remaining: Number(remaining),
           state: { buckets: decodeBudgetBuckets(buckets) },
         }),
-        () => ({ allowed: true, remaining: 0, state: budgetInit() }),
+        () => local.budgetRetry(key, config, now),
       ),
 
     async limiterTake(key, config, n, now) {
@@ -354,28 +381,38 @@ export function redisStore(client: RedisClient, options: RedisStoreOptions = {})
         [...bucketArgs(config), n],
         ([allowed, retryAt], shift) =>
           allowed === '1' ? { allowed: true } : { allowed: false, retryAt: Number(retryAt) + shift },
-        () => ({ allowed: true }),
+        () => local.limiterTake(key, config, n, now),
       );
     },
 
     async bulkheadAcquire(key, config, holder, now) {
-      const result = await op(
+      const answer = await op(
         BULKHEAD_ACQUIRE,
         'bulkheadAcquire',
         'bulkhead',
         key,
         now,
         [...bulkheadArgs(config), holder, leaseMs, queueLeaseMs],
-        ([answer]) => answer as 'acquired' | 'queued' | 'rejected' | 'fallback',
-        () => 'fallback' as const,
+        ([result]) => ({ result: result as 'acquired' | 'queued' | 'rejected', local: false }),
+        async () => ({ result: await local.bulkheadAcquire(key, config, holder, now), local: true }),
       );
-      // A place granted by Redis is renewed while held; one granted by failing open is nobody's.
-      if (result === 'acquired') hold(key, holder);
-      return result === 'fallback' ? 'acquired' : result;
+      const { result } = answer;
+      if (answer.local) {
+        if (result !== 'rejected') enterLocally(key, holder);
+      } else {
+        // Redis answered: a place or a slot the holder took locally during an outage is given back.
+        await leaveLocally(key, holder, now);
+        // A place granted by Redis is renewed while held.
+        if (result === 'acquired') hold(key, holder);
+      }
+      return result;
     },
 
     async bulkheadRelease(key, holder, now) {
       unhold(key, holder);
+      // A place taken locally is freed there; Redis never knew of it (a slot it queued the holder
+      // in before the outage lapses by itself).
+      if (holdsLocally(key, holder)) return leaveLocally(key, holder, now);
       await op(
         BULKHEAD_RELEASE,
         'bulkheadRelease',
@@ -397,7 +434,7 @@ export function redisStore(client: RedisClient, options: RedisStoreOptions = {})
         now,
         [until],
         () => undefined,
-        () => undefined,
+        () => local.pacingSet(key, until, now),
       ),
 
     pacingGet: (key, now) =>
@@ -409,7 +446,7 @@ export function redisStore(client: RedisClient, options: RedisStoreOptions = {})
         now,
         [],
         ([until], shift) => (until ? Number(until) + shift : undefined),
-        () => undefined,
+        () => local.pacingGet(key, now),
       ),
   };
 }

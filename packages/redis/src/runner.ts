@@ -23,10 +23,15 @@ export interface Answer {
 
 /**
  * Runs one store operation, or refuses to: throws {@link StoreUnavailableError} when Redis cannot
- * answer in time (the store then fails open or not). Keeps the outage state: the first failure
- * starts an outage and emits `store-unavailable`; while it lasts, one operation per `probeMs`
- * goes to Redis and the rest fail at once (no timeout to wait out per request); the first success
- * ends it with `store-recovered`.
+ * answer (the store then answers from its local memory, or fails). Keeps the outage state: the
+ * first failure starts an outage and emits `store-unavailable`; while it lasts, one operation per
+ * `probeMs` goes to Redis and the rest fail at once (no timeout to wait out per request); the first
+ * success ends it with `store-recovered`.
+ *
+ * Redis is judged by its own answers, never by how long a caller waited (a busy process is not a
+ * slow Redis): an operation fails when the connection is down, when Redis answers nothing at all
+ * for `timeoutMs` (see `liveness.ts`), or when Redis itself started the script more than
+ * `timeoutMs` after it was written, twice (the script's deadline, on Redis's clock).
  */
 export type Runner = (
   script: Script,
@@ -37,9 +42,9 @@ export type Runner = (
   args: readonly string[],
 ) => Promise<Answer>;
 
-// A script must start this long before we give up on it, or it does nothing: its answer then has
-// that long to come back, so an operation the store answered for (failing open) is not applied
-// behind its back. The clock offset is estimated only from round trips this short (error ≤ half).
+// A script must start this long before we could give up on it, or it does nothing: its answer then
+// has that long to come back, so an operation the store answered for is not applied behind its
+// back. The clock offset is pinned only by round trips this short (error ≤ half).
 const MAX_SLACK_MS = 50;
 
 export function createRunner(options: RunnerOptions): Runner {
@@ -75,8 +80,8 @@ export function createRunner(options: RunnerOptions): Runner {
       });
     }
     const then = failOpen
-      ? 'The store fails open: the request goes on without this guard.'
-      : 'The store was made with failOpen: false, so the request fails; failOpen: true lets requests through while Redis is unavailable.';
+      ? "The store answers from this process's memory until Redis is back."
+      : 'The store was made with failOpen: false, so the request fails; failOpen: true answers from local memory while Redis is unavailable.';
     return new StoreUnavailableError(
       `[@retryline/redis] ${operation} for ${key} failed: ${reason}. ${then}`,
       {
@@ -91,7 +96,14 @@ export function createRunner(options: RunnerOptions): Runner {
   const gate = (): string | undefined => {
     const blocked = connection.blocked();
     if (blocked) return blocked;
-    if (!outage) return undefined;
+    if (!outage) {
+      // Another store on this connection gave up on Redis and nothing was heard since: no need to
+      // wait timeoutMs again to learn the same.
+      const silent = connection.silentSince;
+      return silent === undefined
+        ? undefined
+        : `Redis has answered nothing since ${new Date(silent).toISOString()}`;
+    }
     if (probing) return 'Redis is unavailable and another operation is checking whether it is back';
     const reconnected = connection.readyCount !== outage.readyCount;
     if (!reconnected && localNow() < outage.nextProbe) {
@@ -100,27 +112,41 @@ export function createRunner(options: RunnerOptions): Runner {
     return undefined;
   };
 
+  /** Moves the estimate of Redis's clock into what an answer proves about it. */
+  const learnOffset = (redisNow: number, sent: number, received: number) => {
+    // Redis read its clock between our writing the command and our reading the reply: its clock
+    // minus ours lies in [redisNow − received, redisNow − sent]. A short round trip pins it (the
+    // midpoint); a long one (a busy process reads replies late) only bounds it, so the estimate
+    // moves only as far as that bound requires.
+    if (received - sent <= slack) connection.offset = redisNow - (sent + received) / 2;
+    else connection.offset = Math.min(Math.max(connection.offset, redisNow - received), redisNow - sent);
+  };
+
   const send = async (script: Script, redisKey: string, now: number, args: readonly string[]) => {
-    const giveUpAt = localNow() + timeoutMs;
+    // Counted from when the command is written, on Redis's clock: a script Redis starts later than
+    // this does nothing, so one we gave up on (never before timeoutMs after it was written) is
+    // never applied late.
+    const build = (sent: number) => [
+      clock,
+      String(now),
+      String(Math.floor(sent + timeoutMs + connection.offset - slack)),
+      ...args,
+    ];
     for (let attempt = 1; ; attempt++) {
-      const sent = localNow();
-      const deadline = Math.floor(giveUpAt + connection.offset - slack);
-      const reply = await within(
-        connection.call(script, redisKey, [clock, String(now), String(deadline), ...args]),
-        giveUpAt - sent,
-        () => new Error(`Redis did not answer within ${timeoutMs} ms`),
-      );
-      const received = localNow();
+      const { value: reply, sent, received } = await connection.call(script, redisKey, build, timeoutMs);
       if (!Array.isArray(reply) || reply.length < 2 || !reply.every((x) => typeof x === 'string')) {
         throw new Error(`Redis answered ${script.name} with ${JSON.stringify(reply)}`);
       }
       const [status, redisNow, ...values] = reply as string[];
       const rnow = Number(redisNow);
-      if (received - sent <= slack || status === 'late') connection.offset = rnow - (sent + received) / 2;
+      learnOffset(rnow, sent, received);
       if (status === 'ok') return { values, shift: clock === 'redis' ? now - rnow : 0 };
-      // 'late' while we still wait: our estimate of Redis's clock was behind; it is now corrected.
-      if (attempt > 1 || localNow() >= giveUpAt) {
-        throw new Error(`Redis's clock is ${Math.round(connection.offset)} ms off ours and moving`);
+      // 'late' once: our estimate of Redis's clock was off (now corrected), or the command waited
+      // in a queue. Twice: Redis takes longer than timeoutMs to start what it is sent.
+      if (attempt > 1) {
+        throw new Error(
+          `Redis started ${script.name} more than ${timeoutMs - slack} ms after it was sent, twice (its clock is about ${Math.round(connection.offset)} ms from ours)`,
+        );
       }
     }
   };
@@ -150,24 +176,4 @@ export function createRunner(options: RunnerOptions): Runner {
       if (probe) probing = false;
     }
   };
-}
-
-/**
- * `promise`, or a rejection after `ms`. Either way `promise` is handled: a command that fails
- * after its timeout never becomes an unhandled rejection.
- */
-function within<T>(promise: Promise<T>, ms: number, timeout: () => Error): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(timeout()), Math.max(0, ms));
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
 }

@@ -43,8 +43,9 @@ import { type BucketState, bucketInit, bucketTake, isIdle, type TokenBucketConfi
  * - The rules are the pure functions of `breaker.ts`, `retry-budget.ts`, `token-bucket.ts` and
  *   `bulkhead.ts`; their states are plain JSON, so a store can keep them as strings.
  * - Idle state should disappear by itself (expiry, sweeping): a key seen once must not stay forever.
- * - Errors reject the operation's promise; Retryline then fails the request with that error (a
- *   shared store that prefers to fail open resolves with an allowing answer instead).
+ * - Errors reject the operation's promise; Retryline then fails the request with that error. A
+ *   shared store that cannot reach its backend should rather answer from a local memory store
+ *   (DESIGN §7: guards degrade to per-process, never off), as `redisStore` does.
  *
  * The shared guard test suite (test/guards/store-contract.ts) runs against every implementation.
  */
