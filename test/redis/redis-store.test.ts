@@ -384,6 +384,29 @@ describe('redisStore() on a real Redis', () => {
         const [a, b] = http.requests('/slow');
         expect((b?.receivedAt ?? 0) - (a?.receivedAt ?? 0)).toBeGreaterThanOrEqual(290);
       });
+
+      it.each([
+        ['a 429 with Retry-After: 1000000000', 429, { 'retry-after': '1000000000' }],
+        ['a 200 with RateLimit t=1000000000', 200, { ratelimit: '"default";r=0;t=1000000000' }],
+        [
+          'a 200 with RateLimit-Reset in epoch seconds (2058)',
+          200,
+          { 'ratelimit-remaining': '0', 'ratelimit-reset': '2800000000' },
+        ],
+      ])(
+        '%s pauses the fleet no longer than maxRetryAfter: the pacing key expires with it',
+        async (_what, status, headers) => {
+          const store = redisStore(client, { prefix: `test:${randomUUID()}` });
+          http.script('/quota', [{ status, headers }]);
+          const api = retryFetch(fetch, { store, retries: 0, maxRetryAfter: 2_000 });
+          await api(`${http.url}/quota`);
+          const keys = await client.keys(`${store.prefix}:pacing:*`);
+          expect(keys).toHaveLength(1);
+          // maxRetryAfter plus the store's grace of 1 s, not years.
+          expectWithin(await client.pttl(keys[0] as string), 1, 3_000);
+          store.close();
+        },
+      );
     });
   });
 
