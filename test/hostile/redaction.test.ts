@@ -145,14 +145,17 @@ describe.each(clients)('a server error page as an error message (%s)', (_client,
   it.each(BODIES)(
     'settles, and 100 KB of %s costs at most ~20× 10 KB',
     { timeout: 180_000 },
-    async (_body, make) => {
+    async (body, make) => {
       const events = listen();
       const ratio = await settleRatio(client, make);
       expect(ratio).toBeLessThanOrEqual(20);
-      // The body did reach the events, cut to MAX_MESSAGE_LENGTH.
+      // The body did reach the events, cut to MAX_MESSAGE_LENGTH (a run of @ is masked whole first:
+      // whatever stands before an @ may be a password).
       const reported = messages(events);
       expect(reported.length).toBeGreaterThan(0);
-      expect(Math.max(...reported.map((message) => message.length))).toBe(MAX_MESSAGE_LENGTH);
+      const longest = Math.max(...reported.map((message) => message.length));
+      expect(longest).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+      if (body !== '@') expect(longest).toBe(MAX_MESSAGE_LENGTH);
     },
   );
 });
