@@ -72,13 +72,20 @@ describe('axiosRetry compat: defaults', () => {
     expect(server.requests('/orders')).toHaveLength(1);
   });
 
-  it('retries a POST whose connection was reset: a network error is retried whatever the method', async () => {
+  it('does not resend a POST whose connection was reset, which may have reached the server', async () => {
     server.script('/orders', [{ fault: 'reset-before-headers' }, { status: 201, body: 'created' }]);
-    const response = await client().post('/orders', { sku: 1 });
+    const { error } = await settle(client().post('/orders', { sku: 1 }));
+    expect((error as AxiosError).code).toBe('ECONNRESET');
+    expect(server.requests('/orders')).toHaveLength(1);
+  });
+
+  it('resends a reset POST that carries an idempotency key, the same body and key each time', async () => {
+    server.script('/orders', [{ fault: 'reset-before-headers' }, { status: 201, body: 'created' }]);
+    const response = await client({ retryline: { idempotencyKey: true } }).post('/orders', { sku: 1 });
     expect(response.status).toBe(201);
     const requests = server.requests('/orders');
-    expect(requests).toHaveLength(2);
     expect(requests.map((r) => r.bodyText)).toEqual(['{"sku":1}', '{"sku":1}']);
+    expect(requests[1]?.headers['idempotency-key']).toBe(requests[0]?.headers['idempotency-key']);
   });
 
   it('retries a refused POST 3 times and rejects with axios’s ECONNREFUSED error', async () => {

@@ -24,6 +24,7 @@ import axios, {
   AxiosHeaders,
   type AxiosInstance,
   type AxiosResponse,
+  type AxiosStatic,
   CanceledError,
   type CancelToken,
   type InternalAxiosRequestConfig,
@@ -110,6 +111,101 @@ function isNodeAdapter(adapter: AxiosAdapter): boolean {
   return adapter === nodeAdapter;
 }
 
+/** The error classes of one copy of axios. */
+export interface AxiosClasses {
+  readonly AxiosError: typeof AxiosError;
+  readonly CanceledError: typeof CanceledError;
+}
+
+const OWN_CLASSES: AxiosClasses = { AxiosError, CanceledError };
+
+/**
+ * The copy of axios an instance was made with, as Retryline deals with it. An app may hold an
+ * instance of another copy than the one this package resolves (a monorepo, a bundle): whatever
+ * reaches that instance must be of its own copy (the adapter that sends, the errors it rejects
+ * with, the headers it is handed), or its `instanceof` checks and its header handling fail.
+ */
+interface AxiosCopy {
+  /** The function that sends with an adapter setting: a name, a list of names, or a function. */
+  adapter(setting: InternalAxiosRequestConfig['adapter']): AxiosAdapter;
+  /** The copy's error classes; `undefined` until `ready` has found them. */
+  classes: AxiosClasses | undefined;
+  readonly ready?: Promise<void>;
+}
+
+function copyOf(instance: AxiosInstance): AxiosCopy {
+  const own = { adapter: axios.getAdapter, classes: OWN_CLASSES };
+  if (instance.interceptors.request.constructor === axios.interceptors.request.constructor) return own;
+  // Another copy's default export carries that copy's own getAdapter and classes.
+  const { getAdapter, AxiosError: Failure, CanceledError: Cancel } = instance as Partial<AxiosStatic>;
+  if (typeof getAdapter === 'function' && Failure && Cancel) {
+    return { adapter: getAdapter, classes: { AxiosError: Failure, CanceledError: Cancel } };
+  }
+  if (typeof instance.create !== 'function') return own;
+  // An instance made with `create()` has neither: that copy's adapters are reached through its
+  // own dispatch, on a bare instance (no interceptors, no default headers to add again).
+  const bare = instance.create();
+  bare.defaults.headers = {} as typeof bare.defaults.headers;
+  const copy: AxiosCopy = {
+    adapter: (setting) => (typeof setting === 'function' ? setting : dispatchedBy(bare, setting)),
+    classes: undefined,
+    ready: classesOf(bare).then((classes) => {
+      copy.classes = classes ?? OWN_CLASSES;
+    }),
+  };
+  return copy;
+}
+
+/**
+ * An adapter that sends through `bare`'s own dispatch, with the adapter `setting` names as that
+ * copy resolves them. Bodies pass as they are (the caller's instance transforms them, once), and
+ * the response or error comes back with the config the adapter was given, as from any adapter.
+ */
+function dispatchedBy(bare: AxiosInstance, setting: InternalAxiosRequestConfig['adapter']): AxiosAdapter {
+  const asIs = [(data: unknown) => data];
+  return async (config) => {
+    try {
+      const sent = { ...config, transformRequest: asIs, transformResponse: asIs };
+      // Not the wrapper this config names: the adapter it stands for.
+      if (setting === undefined) delete sent.adapter;
+      else sent.adapter = setting;
+      const response = await bare.request(sent);
+      response.config = config;
+      return response;
+    } catch (error) {
+      if (axios.isAxiosError(error)) {
+        error.config = config;
+        if (error.response) error.response.config = config;
+      }
+      throw error;
+    }
+  };
+}
+
+/**
+ * The error classes of `bare`'s copy of axios, from a cancel it makes itself: handed a signal
+ * already aborted, axios refuses the request with its CanceledError before any adapter runs
+ * (lib/core/dispatchRequest.js), and a CanceledError is an AxiosError.
+ */
+async function classesOf(bare: AxiosInstance): Promise<AxiosClasses | undefined> {
+  try {
+    await bare.request({ signal: AbortSignal.abort(), adapter: () => Promise.reject(new Error('unsent')) });
+  } catch (error) {
+    const Cancel = axios.isCancel(error) ? (error as object).constructor : undefined;
+    const Failure = Cancel && Object.getPrototypeOf(Cancel.prototype)?.constructor;
+    if (typeof Failure === 'function' && axios.isAxiosError(error)) {
+      return { AxiosError: Failure, CanceledError: Cancel as typeof CanceledError };
+    }
+  }
+  return undefined;
+}
+
+/** The AxiosHeaders class of the instance's copy: axios's dispatch hands an adapter its headers as one. */
+function headersClassOf(config: InternalAxiosRequestConfig | undefined): typeof AxiosHeaders {
+  const made = (config?.headers as object | undefined)?.constructor as typeof AxiosHeaders | undefined;
+  return typeof made?.from === 'function' ? made : AxiosHeaders;
+}
+
 /** Node's Buffer, as much of it as reading a body takes (this package has no Node types). */
 interface NodeBuffer {
   concat(chunks: Uint8Array[]): Uint8Array & { toString(encoding?: string): string };
@@ -180,8 +276,19 @@ export interface RequestHooks {
   readonly onExhausted?: (error: unknown, retries: number) => void | Promise<void>;
   /** Called before each retry is sent, after the request interceptors ran again for it. */
   readonly beforeRetry?: (config: InternalAxiosRequestConfig) => void;
-  /** Reshapes the error the request finally rejects with (the compat layer's axios-retry shapes). */
-  readonly mapError?: (error: unknown) => unknown;
+  /**
+   * Reshapes the error the request finally rejects with (the compat layer's axios-retry shapes);
+   * an error it makes is of the instance's copy of axios, `classes`.
+   */
+  readonly mapError?: (error: unknown, classes: AxiosClasses) => unknown;
+  /**
+   * What the engine is shown for an attempt that failed without a response: the compat layer
+   * shows it a stand-in for an AxiosError it would otherwise throw unjudged.
+   * @default the error as it is
+   */
+  readonly showFailure?: (error: unknown) => unknown;
+  /** What the request rejects with for what the engine threw (a stand-in's original). @default as it is */
+  readonly reveal?: (thrown: unknown) => unknown;
   /**
    * Whether a callback may read a failed response's body (`error.response.data`): it is then read
    * before the response is judged. Without one, a response retried past is destroyed unread.
@@ -248,10 +355,11 @@ export function installRetry(
     );
   }
   const defaults = prepareHttpOptions(options);
+  const copy = copyOf(instance);
 
   const retrying = (original: AxiosAdapter): AxiosAdapter => {
     const wrapped: AxiosAdapter = (config) =>
-      runWithRetry(instance, original, config, defaults, intercept, install);
+      runWithRetry(instance, copy, original, config, defaults, intercept, install);
     wrappedAdapters.set(wrapped, original);
     return wrapped;
   };
@@ -265,7 +373,7 @@ export function installRetry(
     if (setting === lastWrapped && lastWrapped !== undefined) return config;
     if (lastWrapped === undefined || setting !== lastSetting) {
       const wrapped = typeof setting === 'function' ? wrappedAdapters.get(setting) : undefined;
-      lastWrapped = retrying(wrapped ?? axios.getAdapter(setting));
+      lastWrapped = retrying(wrapped ?? copy.adapter(setting));
       lastSetting = setting;
     }
     config.adapter = lastWrapped;
@@ -291,7 +399,9 @@ function transformed(response: AxiosResponse): unknown {
   // A stream is handed on as it is: a transform that pipes it would take it from the caller.
   if (!transforms || typeof (data as { pipe?: unknown } | null)?.pipe === 'function') return data;
   try {
-    const headers = AxiosHeaders.from(response.headers as Record<string, string>).normalize(false);
+    const headers = headersClassOf(config)
+      .from(response.headers as Record<string, string>)
+      .normalize(false);
     let result: unknown = data;
     for (const transform of Array.isArray(transforms) ? transforms : [transforms]) {
       result = transform.call(config, result, headers, response.status);
@@ -372,15 +482,19 @@ export function callerError(error: unknown): unknown {
   return (typeof error === 'object' && error !== null && originals.get(error)) || error;
 }
 
-/** The error axios itself raises for a response that fails validation. */
-function badResponse(response: AxiosResponse, config: InternalAxiosRequestConfig): AxiosError {
+/** The error axios itself raises for a response that fails validation, of the instance's copy. */
+function badResponse(
+  response: AxiosResponse,
+  config: InternalAxiosRequestConfig,
+  classes: AxiosClasses,
+): AxiosError {
   // axios's settle: a 4xx is the request's fault, anything else refused (5xx, or a 2xx a
   // validateResponse turned down) the response's.
   const code =
     response.status >= 400 && response.status < 500
       ? AxiosError.ERR_BAD_REQUEST
       : AxiosError.ERR_BAD_RESPONSE;
-  return new AxiosError(
+  return new classes.AxiosError(
     `Request failed with status code ${response.status}`,
     code,
     config,
@@ -391,18 +505,21 @@ function badResponse(response: AxiosResponse, config: InternalAxiosRequestConfig
 
 async function runWithRetry(
   instance: AxiosInstance,
+  copy: AxiosCopy,
   original: AxiosAdapter,
   config: InternalAxiosRequestConfig,
   defaults: PreparedHttpOptions,
   own: Interceptor,
   install: InstallOptions,
 ): Promise<AxiosResponse> {
+  if (copy.classes === undefined) await copy.ready;
+  const classes = copy.classes ?? OWN_CLASSES;
   const hooks = install.perRequest?.(config) ?? {};
-  if (!hooks.mapError) return runRequest(instance, original, config, defaults, own, install, hooks);
+  if (!hooks.mapError) return runRequest(instance, original, config, defaults, own, install, hooks, classes);
   try {
-    return await runRequest(instance, original, config, defaults, own, install, hooks);
+    return await runRequest(instance, original, config, defaults, own, install, hooks, classes);
   } catch (error) {
-    const mapped = hooks.mapError(error);
+    const mapped = hooks.mapError(error, classes);
     // Reshaped into another error (a stop's cause): getRetryInfo still tells how the request went.
     const info = mapped === error ? undefined : errorRetryInfo(error);
     if (info && typeof mapped === 'object' && mapped !== null && !infoByResult.has(mapped)) {
@@ -426,7 +543,7 @@ class LazyHeaders implements Iterable<readonly [string, string]> {
 
   [Symbol.iterator](): Iterator<readonly [string, string]> {
     this.#entries ??= Object.entries(
-      AxiosHeaders.from(this.#config.headers).toJSON(true) as Record<string, string>,
+      headersClassOf(this.#config).from(this.#config.headers).toJSON(true) as Record<string, string>,
     );
     return this.#entries[Symbol.iterator]();
   }
@@ -467,7 +584,7 @@ class ResponseHeaders implements Iterable<[string, unknown]> {
  * request, which follows none; axios's fetch adapter hands back the Request, whose mode says.
  */
 function followedRedirect(error: unknown): boolean | undefined {
-  if (!(error instanceof AxiosError)) return undefined;
+  if (!axios.isAxiosError(error)) return undefined;
   const request = error.request as { _redirectCount?: unknown; redirect?: unknown; getHeader?: unknown };
   if (typeof request?._redirectCount === 'number') return request._redirectCount > 0;
   if (typeof request?.redirect === 'string') return request.redirect === 'follow' ? undefined : false;
@@ -483,8 +600,11 @@ async function runRequest(
   own: Interceptor,
   install: InstallOptions,
   hooks: RequestHooks,
+  classes: AxiosClasses,
 ): Promise<AxiosResponse> {
   const { validateResponse } = hooks;
+  // Headers handed to the adapter are of the instance's own copy of axios.
+  const Headers = headersClassOf(config);
   if (!install.ownsAxiosRetryKey && 'axios-retry' in config) {
     warnOnce(
       instance,
@@ -524,7 +644,7 @@ async function runRequest(
     if (answered.refused === undefined) {
       answered.refused = validateResponse(asReceived(answered.response))
         ? null
-        : badResponse(answered.response, config);
+        : badResponse(answered.response, config, classes);
     }
     return answered.refused ?? undefined;
   };
@@ -546,7 +666,7 @@ async function runRequest(
         const copy =
           attempt > 1 || attemptSignal !== undefined || validateResponse !== undefined || streamed || !!form;
         let attemptConfig: InternalAxiosRequestConfig = copy ? Object.assign({}, config) : config;
-        if (copy) attemptConfig.headers = AxiosHeaders.from(config.headers);
+        if (copy) attemptConfig.headers = Headers.from(config.headers);
         if (attemptSignal) attemptConfig.signal = attemptSignal;
         // With validateResponse, every response reaches Retryline, which then judges it.
         if (validateResponse) attemptConfig.validateStatus = () => true;
@@ -559,8 +679,8 @@ async function runRequest(
         const headers = form ? { ...added, 'Content-Type': form.type } : added;
         for (const name in headers) {
           // An interceptor may have replaced the headers with a plain object, as axios allows.
-          if (!(attemptConfig.headers instanceof AxiosHeaders)) {
-            attemptConfig.headers = AxiosHeaders.from(attemptConfig.headers as Record<string, string>);
+          if (!(attemptConfig.headers instanceof Headers)) {
+            attemptConfig.headers = Headers.from(attemptConfig.headers as Record<string, string>);
           }
           attemptConfig.headers.set(name, headers[name] as string);
         }
@@ -569,7 +689,9 @@ async function runRequest(
           answered = { response: await original(attemptConfig) };
         } catch (error) {
           // axios rejects a response that fails validateStatus; Retryline judges it as a response.
-          if (!(error instanceof AxiosError && error.response)) throw error;
+          if (!(axios.isAxiosError(error) && error.response)) {
+            throw hooks.showFailure ? hooks.showFailure(error) : error;
+          }
           answered = { response: error.response, error };
         }
         // A response that passed is the one handed back.
@@ -579,7 +701,7 @@ async function runRequest(
       inspect: ({ response }) => ({
         status: response.status,
         statusText: response.statusText,
-        headers: new ResponseHeaders(AxiosHeaders.from(response.headers as Record<string, string>)),
+        headers: new ResponseHeaders(Headers.from(response.headers as Record<string, string>)),
       }),
       failed: (answered) => failure(answered) !== undefined,
       // What retryOn, the backoff and onRetry see: the error with its body as the caller gets it.
@@ -609,9 +731,13 @@ async function runRequest(
     // errors, logged far more often, keep theirs in the WeakMap, out of sight.
     keepRetryInfo(answered.response, info);
     return answered.response;
-  } catch (error) {
+  } catch (thrown) {
+    const error = hooks.reveal ? hooks.reveal(thrown) : thrown;
+    // Another error stands for what the engine threw: it tells how the request went.
+    const info = error === thrown ? undefined : errorRetryInfo(thrown);
+    if (info && typeof error === 'object' && error !== null) infoByResult.set(error, info);
     // Transport failures that outlast the retries reject with axios's own error, as axios would.
-    if (error instanceof RetriesExhaustedError && error.cause instanceof AxiosError) {
+    if (error instanceof RetriesExhaustedError && axios.isAxiosError(error.cause)) {
       infoByResult.set(error.cause, exhaustedInfo(error));
       await hooks.onExhausted?.(error.cause, error.attempts - 1);
       throw error.cause;
@@ -621,7 +747,7 @@ async function runRequest(
     const exhausted = error instanceof RetriesExhaustedError;
     const timedOut = exhausted ? error.cause : error;
     if (isRetrylineError(timedOut, 'AttemptTimeoutError')) {
-      const timeout = new AxiosError(
+      const timeout = new classes.AxiosError(
         `timeout of ${timedOut.timeout}ms exceeded`,
         AxiosError.ECONNABORTED,
         config,
@@ -636,7 +762,7 @@ async function runRequest(
     }
     if (signal?.aborted && error === signal.reason) {
       // A CancelToken's reason is axios's own CanceledError, with the message it was given.
-      throw error instanceof CanceledError ? error : new CanceledError(undefined, config);
+      throw axios.isCancel(error) ? error : new classes.CanceledError(undefined, config);
     }
     throw error;
   } finally {

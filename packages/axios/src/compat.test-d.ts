@@ -40,3 +40,11 @@ axios.get('/items', { retry: { retries: 'x' } });
 
 // As axios-retry's, isNetworkError takes anything a catch clause holds.
 expectTypeOf(isNetworkError).toBeCallableWith(undefined as unknown);
+
+// An instance of another copy of axios is taken: here axios's CommonJS declarations, which
+// TypeScript holds unrelated to the ES module ones this package is typed with.
+type OtherCopy = typeof import('axios', { with: { 'resolution-mode': 'require' }});
+declare const otherStatic: OtherCopy;
+const otherInstance = otherStatic.create();
+expectTypeOf(axiosRetry(otherInstance).detach).toBeFunction();
+expectTypeOf(axiosRetry(otherStatic, { retries: 1 }).responseInterceptorId).toBeNumber();

@@ -5,6 +5,7 @@
  * meaning; the waiting, abort handling, server hints and events are Retryline's.
  */
 import {
+  classifyTransportError,
   type HeadersLike,
   headerValue,
   InvalidOptionsError,
@@ -27,7 +28,13 @@ import {
   type InternalAxiosRequestConfig,
   isAxiosError,
 } from 'axios';
-import { type AxiosRetryOptions, callerError, installRetry, type RequestHooks } from './attach-retry';
+import {
+  type AxiosClasses,
+  type AxiosRetryOptions,
+  callerError,
+  installRetry,
+  type RequestHooks,
+} from './attach-retry';
 
 // The types below repeat axios-retry 4.x's member for member: a program that still has axios-retry
 // installed merges both `'axios-retry'` augmentations, which TypeScript accepts only when they match.
@@ -46,7 +53,9 @@ export interface IAxiosRetryConfig {
    */
   shouldResetTimeout?: boolean;
   /**
-   * Whether a failed attempt is retried; may be async (a promise that rejects means no).
+   * Whether a failed attempt is retried, asked about every error as axios-retry asks; may be async
+   * (a promise that rejects means no). The default, unlike axios-retry's, never resends a POST or
+   * PATCH without an idempotency key once it may have reached the server.
    * @default isNetworkOrIdempotentRequestError
    * @example
    * ```ts
@@ -129,10 +138,23 @@ export interface AxiosRetryCompatReturn extends IAxiosRetryReturn {
   detach(): void;
 }
 
+/**
+ * An axios instance, or axios's default export, of any copy of axios. Another copy's types are
+ * not the ones this package resolves (two versions in a monorepo, one bundled), and TypeScript
+ * takes them for unrelated types: only their shape is asked for.
+ */
+export interface AnyAxiosInstance {
+  readonly defaults: object;
+  readonly interceptors: {
+    readonly request: { use(...args: never[]): number; eject(id: number): void };
+    readonly response: { use(...args: never[]): number; eject(id: number): void };
+  };
+}
+
 /** The default export: `axiosRetry(instance, config)` with the helpers as properties. */
 export interface AxiosRetry {
   (
-    axiosInstance: AxiosStatic | AxiosInstance,
+    axiosInstance: AxiosStatic | AxiosInstance | AnyAxiosInstance,
     axiosRetryConfig?: AxiosRetryCompatConfig,
   ): AxiosRetryCompatReturn;
   isNetworkError(error: AxiosError): boolean;
@@ -353,7 +375,11 @@ const tracked = new WeakMap<InternalAxiosRequestConfig, Tracked>();
  * last attempt's error. Retryline reports these as `DeadlineExceededError` or
  * `RetryAfterTooLongError` with the timeout as their `deadline`, the last error as their `cause`.
  */
-function asAxiosRetryError(error: unknown, config: InternalAxiosRequestConfig): unknown {
+function asAxiosRetryError(
+  error: unknown,
+  config: InternalAxiosRequestConfig,
+  classes: AxiosClasses,
+): unknown {
   const request = tracked.get(config);
   const deadline = request?.timeoutDeadline;
   const hinted = isRetrylineError(error, 'RetryAfterTooLongError');
@@ -369,13 +395,60 @@ function asAxiosRetryError(error: unknown, config: InternalAxiosRequestConfig): 
   if (isAxiosError(error.cause) && (hinted || error.attempts === request?.judged)) {
     return callerError(error.cause);
   }
-  const timedOut = new AxiosError(
+  const timedOut = new classes.AxiosError(
     config.timeoutErrorMessage ?? `timeout of ${deadline}ms exceeded`,
     config.transitional?.clarifyTimeoutError ? AxiosError.ETIMEDOUT : AxiosError.ECONNABORTED,
     config,
   );
   timedOut.cause = error;
   return timedOut;
+}
+
+// Each stand-in the engine is shown for an AxiosError it would throw unjudged, with that error.
+const standIns = new WeakMap<object, AxiosError>();
+
+/**
+ * What the engine is shown for an attempt that failed without a response. axios-retry asks its
+ * retryCondition about every error; Retryline's engine knows a transport failure by its code and
+ * throws anything else at once. So an AxiosError with a code it does not know (`EHOSTDOWN`,
+ * `EPROTO`, none at all) is shown as a copy whose cause carries `ERR_NETWORK`, axios's own code for
+ * a network failure it can say no more about: a failure of unknown phase, which may have reached
+ * the server. The callbacks ({@link unmask}) and the caller ({@link reveal}) get the original.
+ */
+function showFailure(error: unknown): unknown {
+  // A cancel is never judged; an error without a config is not axios-retry's to retry.
+  if (!isAxiosError(error) || error.config === undefined || (error as { __CANCEL__?: unknown }).__CANCEL__)
+    return error;
+  if (classifyTransportError(error) !== undefined) return error;
+  const standIn = Object.create(
+    Object.getPrototypeOf(error),
+    Object.getOwnPropertyDescriptors(error),
+  ) as AxiosError;
+  Object.defineProperty(standIn, 'cause', {
+    value: { code: 'ERR_NETWORK', cause: error },
+    configurable: true,
+    writable: true,
+  });
+  standIns.set(standIn, error);
+  return standIn;
+}
+
+/** The AxiosError a stand-in ({@link showFailure}) is for; any other value as it is. */
+function unmask(error: unknown): unknown {
+  return (typeof error === 'object' && error !== null && standIns.get(error)) || error;
+}
+
+/**
+ * What the request rejects with for what the engine threw: a stand-in's original, and a
+ * Retryline error that kept a stand-in as its cause gets the original as its cause.
+ */
+function reveal(thrown: unknown): unknown {
+  const original = unmask(thrown);
+  const cause = (thrown as { cause?: unknown } | null)?.cause;
+  if (original === thrown && isRetrylineError(thrown) && unmask(cause) !== cause) {
+    thrown.cause = unmask(cause);
+  }
+  return original;
 }
 
 function checkRetryline(retryline: AxiosRetryCompatConfig['retryline']): AxiosRetryOptions {
@@ -393,11 +466,13 @@ function checkRetryline(retryline: AxiosRetryCompatConfig['retryline']): AxiosRe
 }
 
 /**
- * Installs axios-retry's behaviour on an axios instance (or the axios default export), running on
- * Retryline: `retries`, `retryCondition`, `retryDelay`, `shouldResetTimeout`, `onRetry`,
- * `onMaxRetryTimesExceeded` and `validateResponse` as axios-retry documents them, per request
- * through `config['axios-retry']`. An abort stops at once, even during a wait, and nothing is sent
- * after it. Returns the interceptor ids and `detach()`.
+ * Installs axios-retry's behaviour on an axios instance (or the axios default export) of any copy
+ * of axios, running on Retryline: `retries`, `retryCondition`, `retryDelay`, `shouldResetTimeout`,
+ * `onRetry`, `onMaxRetryTimesExceeded` and `validateResponse` as axios-retry documents them, per
+ * request through `config['axios-retry']`. `retryCondition` is asked about every error, as by
+ * axios-retry; its default never resends a POST or PATCH without an idempotency key that may have
+ * reached the server. An abort stops at once, even during a wait, and nothing is sent after it.
+ * Returns the interceptor ids and `detach()`.
  *
  * @example
  * ```ts
@@ -408,7 +483,7 @@ function checkRetryline(retryline: AxiosRetryCompatConfig['retryline']): AxiosRe
  * ```
  */
 function axiosRetryCompat(
-  axiosInstance: AxiosStatic | AxiosInstance,
+  axiosInstance: AxiosStatic | AxiosInstance | AnyAxiosInstance,
   axiosRetryConfig: AxiosRetryCompatConfig = {},
 ): AxiosRetryCompatReturn {
   if (typeof axiosRetryConfig !== 'object' || axiosRetryConfig === null) {
@@ -417,7 +492,8 @@ function axiosRetryCompat(
   const { retryline, ...instanceConfig } = axiosRetryConfig;
   const extras = checkRetryline(retryline);
   const instanceSettings = settingsOf(instanceConfig);
-  const instance: AxiosInstance = axiosInstance;
+  // Whichever copy of axios it is from, it has an AxiosInstance's members (installRetry checks).
+  const instance = axiosInstance as AxiosInstance;
 
   /** Per request: axios-retry's options for it, as Retryline options and hooks. */
   const perRequest = (config: InternalAxiosRequestConfig): RequestHooks => {
@@ -441,23 +517,40 @@ function axiosRetryCompat(
         // axios-retry counts the retry before asking for its delay: retryDelay reads it on the config.
         backoff: (retry, { error }) => {
           state.retryCount = retry;
-          return delayOf(settings.retryDelay(retry, error as AxiosError));
+          return delayOf(settings.retryDelay(retry, unmask(error) as AxiosError));
         },
         jitter: 'none',
         maxDelay: MAX_DELAY_LIMIT,
         ...(timeoutDeadline === undefined ? {} : { deadline: timeoutDeadline }),
+        // axios-retry asks its retryCondition about every error that carries a request config
+        // (its README: "a callback to further control if a request should be retried").
         retryOn: async (outcome) => {
-          const { error } = outcome;
-          if (!isAxiosError(error)) return outcome.retryable;
+          const error = unmask(outcome.error);
+          // Retryline's own (an attempt that ran out of `retryline.timeout`): Retryline's rules.
+          if (isRetrylineError(error)) return outcome.retryable;
+          // axios-retry leaves an error without a config alone: nothing tells how to repeat it.
+          if (!(error as Partial<AxiosError> | undefined)?.config) return false;
           request.judged = outcome.attempt;
           // axios-retry does not ask about the last attempt: it has used every retry, so it counts
           // as exhausted (onMaxRetryTimesExceeded runs) whatever the condition would have said.
           if (outcome.attempt > retries) return true;
-          return conditionHolds(settings.retryCondition, error);
+          // The one deliberate difference: axios-retry's default condition resends any method
+          // after a network error (isNetworkError). Retryline's never resends a request that is
+          // not idempotent (a POST or PATCH without an idempotency key) once it may have reached
+          // the server; a refused connection, provably unsent, still is. A retryCondition of the
+          // caller's own decides for itself.
+          if (
+            settings.retryCondition === isNetworkOrIdempotentRequestError &&
+            outcome.phase === 'unknown' &&
+            !outcome.idempotent
+          ) {
+            return false;
+          }
+          return conditionHolds(settings.retryCondition, error as AxiosError);
         },
         onRetry: async ({ attempt, error }) => {
           state.retryCount = attempt;
-          await settings.onRetry(attempt, error as AxiosError, config);
+          await settings.onRetry(attempt, unmask(error) as AxiosError, config);
         },
       },
       extras,
@@ -482,7 +575,9 @@ function axiosRetryCompat(
         if (state) state.lastRequestTime = systemClock.now();
       },
       // Give a whole-request timeout axios-retry's shape (see asAxiosRetryError).
-      mapError: (error) => asAxiosRetryError(error, config),
+      mapError: (error, classes) => asAxiosRetryError(error, config, classes),
+      showFailure,
+      reveal,
     };
   };
 
