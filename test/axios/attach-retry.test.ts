@@ -1,5 +1,5 @@
-import { Agent } from 'node:http';
-import type { Socket } from 'node:net';
+import { Agent, createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import { attachRetry, getRetryInfo } from '@retryline/axios';
 import { BodyNotReplayableError, RetryAfterTooLongError, type RetrylineEvent } from '@retryline/core';
@@ -466,5 +466,42 @@ describe('attachRetry (axios): a FormData body', () => {
     form.append('note', 'once');
     await client().put('/once', form, { retry: false });
     expect(server.requests('/once')[0]?.headers['content-type']).toMatch(/boundary=axios-/);
+  });
+});
+
+describe('attachRetry: a body cut off mid-way, as axios reports it', () => {
+  it('rejects as plain axios does: ERR_BAD_RESPONSE, "stream has been aborted", with the response', async () => {
+    // 10 bytes of a 100-byte body, then the connection is closed.
+    const cut = createServer((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('0123456789');
+      setTimeout(() => res.socket?.destroy(), 50);
+    });
+    await new Promise<void>((resolve) => cut.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(cut.address() as AddressInfo).port}/cut`;
+    try {
+      const plain = await settle(axios.create().get(url));
+      const retrying = axios.create();
+      attachRetry(retrying, { retries: 0 });
+      const ours = await settle(retrying.get(url));
+      const shape = (error: unknown) => {
+        const e = error as AxiosError;
+        return {
+          isAxiosError: axios.isAxiosError(e),
+          code: e.code,
+          message: e.message,
+          status: e.response?.status,
+        };
+      };
+      expect(shape(plain.error)).toEqual({
+        isAxiosError: true,
+        code: 'ERR_BAD_RESPONSE',
+        message: 'stream has been aborted',
+        status: 200,
+      });
+      expect(shape(ours.error)).toEqual(shape(plain.error));
+    } finally {
+      await new Promise((resolve) => cut.close(resolve));
+    }
   });
 });

@@ -25,10 +25,16 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     open.add(res);
     res.on('close', () => open.delete(res));
-    res.writeHead(200, { 'content-type': 'text/plain' });
+    if (req.url !== '/failing-endless') res.writeHead(200, { 'content-type': 'text/plain' });
     if (req.url === '/endless') {
       // Headers, a first chunk, then nothing: the body never ends.
       res.write('first chunk;');
+      return;
+    }
+    if (req.url === '/failing-endless') {
+      // A failed status whose body stalls: axios rejects at its headers, and reads the body after.
+      res.statusCode = 503;
+      res.write('{"error":');
       return;
     }
     if (req.url === '/trickle') {
@@ -104,6 +110,81 @@ describe.each(['endless', 'trickle'])('a %s body under a deadline', (path) => {
       }),
     );
     expect(drained.ok).toBe(false);
+  });
+});
+
+describe('axios: a failed response whose body stalls, handed back', () => {
+  const stalled = `/failing-endless`;
+
+  it.each([
+    ['the deadline', { deadline: 300 }, undefined],
+    ["the caller's signal", {}, () => AbortSignal.timeout(300)],
+  ] as const)('is ended by %s, with no retry left (retries: 0)', async (_what, options, signal) => {
+    const instance = axios.create();
+    attachRetry(instance, { retries: 0, ...options });
+    const result = await outcome(instance.get(`${base}${stalled}`, signal ? { signal: signal() } : {}));
+    expect(result.ok).toBe(false);
+  });
+
+  it('is ended by the deadline after its retries ran out', async () => {
+    const instance = axios.create();
+    attachRetry(instance, {
+      retries: 1,
+      backoff: { strategy: 'constant', base: 1 },
+      jitter: 'none',
+      deadline: 500,
+    });
+    const result = await outcome(instance.get(`${base}${stalled}`));
+    expect(result.ok).toBe(false);
+  });
+
+  it("is ended by the deadline with responseType 'stream' too", async () => {
+    const instance = axios.create({ responseType: 'stream' });
+    attachRetry(instance, { retries: 0, deadline: 300 });
+    const failed = await outcome(instance.get(`${base}${stalled}`));
+    const error = failed.ok ? undefined : (failed.error as { response?: { data?: NodeJS.ReadableStream } });
+    const stream = error?.response?.data;
+    expect(stream).toBeDefined();
+    const drained = await outcome(
+      new Promise<void>((resolve, reject) => {
+        stream?.on('data', () => {});
+        stream?.on('end', resolve);
+        stream?.on('error', reject);
+        stream?.on('close', () => reject(new Error('closed before its end')));
+      }),
+    );
+    expect(drained.ok).toBe(false);
+  });
+});
+
+describe('the deadline of a body still being read survives garbage collection', () => {
+  it("axios with responseType 'stream': gc() while the body stalls does not drop the deadline", async () => {
+    const dist = (name: string) =>
+      JSON.stringify(join(import.meta.dirname, '..', '..', 'packages', name, 'dist', 'index.js'));
+    // The engine's deadline timer lives as long as what the engine resolved with: that must be
+    // kept while the response the caller holds lives, whatever collections run meanwhile.
+    const script = `
+      const { attachRetry } = await import(${dist('axios')});
+      const { default: axios } = await import('axios');
+      const instance = axios.create({ responseType: 'stream' });
+      attachRetry(instance, { deadline: 400 });
+      const response = await instance.get(${JSON.stringify(`${base}/endless`)});
+      for (const at of [50, 120, 200, 300]) setTimeout(() => globalThis.gc(), at);
+      const ended = await new Promise((resolve) => {
+        response.data.on('data', () => {});
+        response.data.on('error', () => resolve('ended'));
+        response.data.on('close', () => resolve('ended'));
+        setTimeout(() => resolve('still pending'), 3000).unref();
+      });
+      console.log(ended);
+      process.exit(0);
+    `;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--expose-gc', '--input-type=module', '-e', script],
+      { timeout: 15_000, cwd: join(import.meta.dirname, '..', '..', 'packages', 'axios') },
+    );
+    expect(stdout.trim()).toBe('ended');
   });
 });
 

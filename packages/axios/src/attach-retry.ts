@@ -218,18 +218,37 @@ interface NodeBuffer {
  * (maxContentLength, a cancel), or the socket's wrapped as a network error; once the attempt was
  * aborted, with the abort's reason.
  */
-async function readBody(response: AxiosResponse, caller: InternalAxiosRequestConfig): Promise<void> {
+async function readBody(
+  response: AxiosResponse,
+  caller: InternalAxiosRequestConfig,
+  classes: AxiosClasses,
+): Promise<void> {
   const { config, data } = response;
   if (typeof (data as { pipe?: unknown } | null)?.pipe !== 'function') return;
   const { responseType, responseEncoding } = caller;
   const chunks: Uint8Array[] = [];
+  const signal = config.signal as AbortSignal | undefined;
+  const stopFollowing = followAbort(response);
   try {
     for await (const chunk of data as AsyncIterable<Uint8Array>) chunks.push(chunk);
   } catch (error) {
-    const signal = config.signal as AbortSignal | undefined;
     if (signal?.aborted) throw signal.reason;
-    if (error instanceof AxiosError) throw error;
-    throw AxiosError.from(error, undefined, config, response.request);
+    if (axios.isAxiosError(error)) throw error;
+    // As axios reads a body: a connection cut mid-body is 'stream has been aborted', any other
+    // failure (a bad gzip stream) axios's error for it, both with the response.
+    const { AxiosError: Failure } = classes;
+    if ((error as { message?: unknown } | null)?.message === 'aborted') {
+      throw new Failure(
+        'stream has been aborted',
+        Failure.ERR_BAD_RESPONSE,
+        config,
+        response.request,
+        response,
+      );
+    }
+    throw Failure.from(error, undefined, config, response.request, response);
+  } finally {
+    stopFollowing();
   }
   const bytes = (globalThis as unknown as { Buffer: NodeBuffer }).Buffer.concat(chunks);
   Object.assign(config, { responseType });
@@ -237,6 +256,36 @@ async function readBody(response: AxiosResponse, caller: InternalAxiosRequestCon
   const bom = (!responseEncoding || responseEncoding === 'utf8') && text?.charCodeAt(0) === 0xfeff;
   response.data = text === undefined ? bytes : bom ? text.slice(1) : text;
 }
+
+/**
+ * Ends a streamed body when the attempt it came from is aborted (the caller's abort, the deadline):
+ * axios stops listening to the signal once it has answered, and for a status it rejects at once,
+ * so a body that stalls would otherwise outlive both (DESIGN §6). Returns the function that stops.
+ */
+function followAbort(response: AxiosResponse): () => void {
+  const signal = response.config?.signal as AbortSignal | undefined;
+  const stream = response.data as {
+    destroy?: (error?: unknown) => void;
+    once?: (event: string, listener: () => void) => void;
+  } | null;
+  if (typeof signal?.addEventListener !== 'function' || typeof stream?.destroy !== 'function')
+    return () => {};
+  const end = () => stream.destroy?.(signal.reason);
+  if (signal.aborted) {
+    end();
+    return () => {};
+  }
+  signal.addEventListener('abort', end, { once: true });
+  const stop = () => signal.removeEventListener('abort', end);
+  // A stream that ended or was destroyed needs no more ending.
+  stream.once?.('close', stop);
+  return stop;
+}
+
+// What the engine resolved with, kept while the response it holds lives: the engine's abort links
+// and the deadline's timer last as long as that value (attempt-loop's keepFollowing), and the
+// caller holds only the response.
+const engineValues = new WeakMap<object, object>();
 
 function warnOnce(instance: AxiosInstance, message: string): void {
   if (warned.has(instance)) return;
@@ -695,7 +744,7 @@ async function runRequest(
           answered = { response: error.response, error };
         }
         // A response that passed is the one handed back.
-        if (streamed && (!answered.error || readsBody)) await readBody(answered.response, config);
+        if (streamed && (!answered.error || readsBody)) await readBody(answered.response, config, classes);
         return answered;
       },
       inspect: ({ response }) => ({
@@ -716,8 +765,11 @@ async function runRequest(
         if (typeof data?.destroy === 'function') data.destroy();
       },
     });
+    engineValues.set(answered.response, answered);
     // The response handed back, whatever ended the retries, is read as the caller's config asks.
-    if (streamed) await readBody(answered.response, config);
+    if (streamed) await readBody(answered.response, config, classes);
+    // A stream the caller asked for ends too when its request is aborted or its deadline passes.
+    else if (config.responseType === 'stream') followAbort(answered.response);
     const error = failure(answered);
     if (error) {
       infoByResult.set(error, info);
