@@ -3,7 +3,7 @@ import { memoryStore, retryFetch } from '@retryline/fetch';
 
 declare const db: { query(sql: string, options: { signal: AbortSignal }): Promise<unknown[]> };
 
-// One store for the clients that should share their guards (the default is one per realm).
+// One store for the clients that should share their guards (each client has its own otherwise).
 const store = memoryStore();
 
 const api = retryFetch(fetch, {

@@ -122,9 +122,16 @@ describe.each(clients)('the first attempt, with nobody listening, through $name'
     server.script('/spent', [{ status: 200, body: 'ok', headers: { RateLimit: '"default";r=0;t=30' } }]);
     server.script('/next', [{ status: 200, body: 'ok' }]);
     const store = memoryStore();
-    expect(await client.send(`${server.url}/spent`, { ...fast, store })).toMatchObject({ status: 200 });
+    expect(await client.send(`${server.url}/spent`, { ...fast, store, pacing: true })).toMatchObject({
+      status: 200,
+    });
     // The quota is back in 30 s, more than this request may wait: refused at once, unsent.
-    const next = await client.send(`${server.url}/next`, { ...fast, store, maxRetryAfter: 1000 });
+    const next = await client.send(`${server.url}/next`, {
+      ...fast,
+      store,
+      pacing: true,
+      maxRetryAfter: 1000,
+    });
     expect(isRetrylineError(next.error, 'RateLimitedError')).toBe(true);
     expect(server.requests('/next')).toHaveLength(0);
   });

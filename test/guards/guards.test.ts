@@ -210,7 +210,7 @@ describe.each(drivers)('bulkhead and pacing through $name', (driver) => {
   });
 
   it('after a 429 with Retry-After: 1, a later request to the origin waits for the reset instead of getting another 429', async () => {
-    const { clock, options } = onVirtualTime({ store: memoryStore() });
+    const { clock, options } = onVirtualTime({ store: memoryStore(), pacing: true });
     server.script('/quota', [{ status: 429, headers: { 'Retry-After': '1' } }]);
     server.script('/other', [{ status: 200, body: 'ok' }]);
     const limited = await onClock(clock, get(driver, '/quota', { ...options, retries: 0 }));

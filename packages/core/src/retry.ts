@@ -4,6 +4,7 @@ import { createEmitter } from './events/emitter';
 import { createRequestId } from './events/request-id';
 import type { RetrylineEventListener } from './events/types';
 import { anyGuard, type GuardOptions, guardHooks, resolveGuards } from './guard/guards';
+import { withOwnStore } from './guard/store';
 import { expectObject, invalid, mergeOptions, normalizePolicy, own } from './policy/normalize';
 import type { PolicyOptions } from './policy/options';
 
@@ -286,7 +287,10 @@ export interface BoundRetry {
  * ```
  */
 export function createRetry(defaults: RetryOptions = {}): BoundRetry {
-  const shared = mergeOptions<RetryOptions>(expectObject('defaults', defaults) as RetryOptions, undefined);
+  // Guard state is the bound function's own, shared by its calls (DESIGN §7).
+  const shared = withOwnStore(
+    mergeOptions<RetryOptions>(expectObject('defaults', defaults) as RetryOptions, undefined),
+  );
   normalizePolicy(shared);
   normalizeHooks(shared);
   resolveRetryGuards(shared);

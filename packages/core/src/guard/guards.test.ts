@@ -352,6 +352,8 @@ function httpClient(clock: VirtualClock, store: Store, respond: (url: string) =>
         random: seededRandom(3),
         store,
         retries: 0,
+        // Opt-in (DESIGN §7): these tests are about pacing.
+        pacing: true,
         onEvent: (event) => events.push(event),
         ...options,
       },

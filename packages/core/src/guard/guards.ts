@@ -31,7 +31,7 @@ import {
   type RetryBudgetConfig,
   type RetryBudgetOptions,
 } from './retry-budget';
-import { defaultStore, memoryFastPath, type Store } from './store';
+import { memoryFastPath, memoryStore, type Store } from './store';
 import { normalizeBucket, type TokenBucketConfig, type TokenBucketOptions } from './token-bucket';
 
 /** Rate-limiter options: a token bucket, and what to do without a token. */
@@ -85,8 +85,8 @@ export interface GuardOptions {
   bulkhead?: BulkheadOptions;
   /**
    * Where guard state lives; clients that share a store share their breakers, budgets, limiters,
-   * bulkheads and pacing.
-   * @default one memory store per realm, shared by every client that names none
+   * bulkheads and pacing. Pass the same store to share; a `redisStore` shares across a fleet.
+   * @default a memory store of the client's own: no two clients share state unless given one store
    */
   store?: Store;
 }
@@ -118,7 +118,8 @@ export function resolveGuards(
   const breaker = own(options, 'breaker');
   const budget = orDefault(own(options, 'budget'), defaults.budget);
   const given = own(options, 'store');
-  const store = given === undefined ? defaultStore() : given;
+  // A client passes its own (withOwnStore); a bare call without one guards only itself.
+  const store = given === undefined ? memoryStore() : given;
   if (typeof store !== 'object' || store === null || typeof store.breakerAdmit !== 'function') {
     throw invalid('store', 'a Store (memoryStore() or a shared store)', store);
   }

@@ -306,13 +306,12 @@ export function memoryStore(): MemoryStore {
   return store;
 }
 
-let realmStore: Store | undefined;
-
 /**
- * The store used when a client names none: one per realm, so clients share guard state by default.
- * Made on first use, so a bundle that never guards a request does not carry the memory store.
+ * Options with the store their client owns: the caller's, or a memory store of the client's own
+ * (DESIGN §7: state belongs to the client that made it; nothing is shared through a hidden
+ * process-wide default). Clients call this once, at creation, so that a request's own options
+ * (`init.retry`, axios's `config.retry`) override policy, never state.
  */
-export function defaultStore(): Store {
-  realmStore ??= memoryStore();
-  return realmStore;
+export function withOwnStore<T extends { store?: Store }>(options: T): T {
+  return options.store === undefined ? { ...options, store: memoryStore() } : options;
 }

@@ -16,6 +16,7 @@ import { anyoneListening, createEmitter } from '../events/emitter';
 import { claimRequestId, createRequestId } from '../events/request-id';
 import type { RequestOutcome, RetrylineEventListener } from '../events/types';
 import { admitFirstAtOnce, anyGuard, type GuardOptions, guardHooks, resolveGuards } from '../guard/guards';
+import { withOwnStore } from '../guard/store';
 import type { DelayReason } from '../policy/decide';
 import { expectObject, invalid, mergeOptions, normalizePolicy, own } from '../policy/normalize';
 import type { PolicyOptions } from '../policy/options';
@@ -126,9 +127,10 @@ export interface HttpRetryOptions extends PolicyOptions, GuardOptions {
   /**
    * Server-informed pacing: once a response says the quota is spent (a 429 with a hint, or
    * `RateLimit: r=0` / `X-RateLimit-Remaining: 0` with a reset), later requests to the same guard key
-   * wait for the reset instead of collecting more 429s — or fail at once with `RateLimitedError`
-   * when the reset is past the deadline or `maxRetryAfter`. `false` turns it off.
-   * @default true
+   * wait for the reset (never longer than `maxRetryAfter`) instead of collecting more 429s — or
+   * fail at once with `RateLimitedError` when the reset is past the deadline. Opt-in (DESIGN §7):
+   * without it, a hint delays only the request that received it.
+   * @default false
    */
   pacing?: boolean;
   /** The guard key of a request. @default its origin (`https://api.example`) */
@@ -332,7 +334,7 @@ function resolveOptions(input: HttpRetryOptions | undefined) {
     onRetry: optionalFunction<HttpRetryOptions['onRetry']>('onRetry', own(options, 'onRetry')),
     onEvent: optionalFunction<RetrylineEventListener>('onEvent', own(options, 'onEvent')),
     requestId,
-    guards: resolveGuards(options, { budget: true, pacing: true }),
+    guards: resolveGuards(options, { budget: true, pacing: false }),
     guardKey: resolveGuardKey(options),
   };
 }
@@ -380,9 +382,10 @@ export function requestRetryOptions(value: unknown): HttpRetryOptions | undefine
  * the happy path spent before its request was sent.
  */
 export function prepareHttpOptions(options: HttpRetryOptions | undefined): PreparedHttpOptions {
-  const defaults = mergeOptions<HttpRetryOptions>(
-    expectObject('options', options) as HttpRetryOptions,
-    undefined,
+  // The client's guard state is its own, made here once: a request's own options change policy,
+  // never whose state it counts in.
+  const defaults = withOwnStore(
+    mergeOptions<HttpRetryOptions>(expectObject('options', options) as HttpRetryOptions, undefined),
   );
   const base = resolveHttpOptions(defaults);
   return {
