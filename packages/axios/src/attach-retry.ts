@@ -331,13 +331,11 @@ export interface RequestHooks {
    */
   readonly mapError?: (error: unknown, classes: AxiosClasses) => unknown;
   /**
-   * What the engine is shown for an attempt that failed without a response: the compat layer
-   * shows it a stand-in for an AxiosError it would otherwise throw unjudged.
-   * @default the error as it is
+   * Whether an error core knows no transport failure by is still judged as one that may have
+   * reached the server (the compat layer: axios-retry asks its retryCondition about every error).
+   * @default no: it is thrown at once
    */
-  readonly showFailure?: (error: unknown) => unknown;
-  /** What the request rejects with for what the engine threw (a stand-in's original). @default as it is */
-  readonly reveal?: (thrown: unknown) => unknown;
+  readonly judgeUnknown?: (error: unknown) => boolean;
   /**
    * Whether a callback may read a failed response's body (`error.response.data`): it is then read
    * before the response is judged. Without one, a response retried past is destroyed unread.
@@ -738,9 +736,7 @@ async function runRequest(
           answered = { response: await original(attemptConfig) };
         } catch (error) {
           // axios rejects a response that fails validateStatus; Retryline judges it as a response.
-          if (!(axios.isAxiosError(error) && error.response)) {
-            throw hooks.showFailure ? hooks.showFailure(error) : error;
-          }
+          if (!(axios.isAxiosError(error) && error.response)) throw error;
           answered = { response: error.response, error };
         }
         // A response that passed is the one handed back.
@@ -759,6 +755,7 @@ async function runRequest(
         return error && asReceivedError(error);
       },
       redirected: followedRedirect,
+      ...(hooks.judgeUnknown ? { judgeUnknown: hooks.judgeUnknown } : {}),
       discard({ response }) {
         // A streamed body holds its socket until consumed or destroyed.
         const data = response.data as { destroy?: () => void } | undefined;
@@ -783,11 +780,7 @@ async function runRequest(
     // errors, logged far more often, keep theirs in the WeakMap, out of sight.
     keepRetryInfo(answered.response, info);
     return answered.response;
-  } catch (thrown) {
-    const error = hooks.reveal ? hooks.reveal(thrown) : thrown;
-    // Another error stands for what the engine threw: it tells how the request went.
-    const info = error === thrown ? undefined : errorRetryInfo(thrown);
-    if (info && typeof error === 'object' && error !== null) infoByResult.set(error, info);
+  } catch (error) {
     // Transport failures that outlast the retries reject with axios's own error, as axios would.
     if (error instanceof RetriesExhaustedError && axios.isAxiosError(error.cause)) {
       infoByResult.set(error.cause, exhaustedInfo(error));

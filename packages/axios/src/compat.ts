@@ -5,7 +5,6 @@
  * meaning; the waiting, abort handling, server hints and events are Retryline's.
  */
 import {
-  classifyTransportError,
   type HeadersLike,
   headerValue,
   InvalidOptionsError,
@@ -404,51 +403,20 @@ function asAxiosRetryError(
   return timedOut;
 }
 
-// Each stand-in the engine is shown for an AxiosError it would throw unjudged, with that error.
-const standIns = new WeakMap<object, AxiosError>();
-
 /**
- * What the engine is shown for an attempt that failed without a response. axios-retry asks its
- * retryCondition about every error; Retryline's engine knows a transport failure by its code and
- * throws anything else at once. So an AxiosError with a code it does not know (`EHOSTDOWN`,
- * `EPROTO`, none at all) is shown as a copy whose cause carries `ERR_NETWORK`, axios's own code for
- * a network failure it can say no more about: a failure of unknown phase, which may have reached
- * the server. The callbacks ({@link unmask}) and the caller ({@link reveal}) get the original.
+ * Whether the engine judges an error it knows no transport failure by. axios-retry asks its
+ * retryCondition about every error of a request; Retryline's engine knows a transport failure by
+ * its code and throws anything else at once. So an AxiosError with a code it does not know
+ * (`EHOSTDOWN`, `EPROTO`, none at all) is judged as a failure of unknown phase, which may have
+ * reached the server, and retryCondition decides. A cancel is never judged, and an error without a
+ * config is not axios-retry's to retry.
  */
-function showFailure(error: unknown): unknown {
-  // A cancel is never judged; an error without a config is not axios-retry's to retry.
-  if (!isAxiosError(error) || error.config === undefined || (error as { __CANCEL__?: unknown }).__CANCEL__)
-    return error;
-  if (classifyTransportError(error) !== undefined) return error;
-  const standIn = Object.create(
-    Object.getPrototypeOf(error),
-    Object.getOwnPropertyDescriptors(error),
-  ) as AxiosError;
-  Object.defineProperty(standIn, 'cause', {
-    value: { code: 'ERR_NETWORK', cause: error },
-    configurable: true,
-    writable: true,
-  });
-  standIns.set(standIn, error);
-  return standIn;
-}
-
-/** The AxiosError a stand-in ({@link showFailure}) is for; any other value as it is. */
-function unmask(error: unknown): unknown {
-  return (typeof error === 'object' && error !== null && standIns.get(error)) || error;
-}
-
-/**
- * What the request rejects with for what the engine threw: a stand-in's original, and a
- * Retryline error that kept a stand-in as its cause gets the original as its cause.
- */
-function reveal(thrown: unknown): unknown {
-  const original = unmask(thrown);
-  const cause = (thrown as { cause?: unknown } | null)?.cause;
-  if (original === thrown && isRetrylineError(thrown) && unmask(cause) !== cause) {
-    thrown.cause = unmask(cause);
-  }
-  return original;
+function judgeUnknown(error: unknown): boolean {
+  return (
+    isAxiosError(error) &&
+    error.config !== undefined &&
+    (error as { __CANCEL__?: unknown }).__CANCEL__ === undefined
+  );
 }
 
 function checkRetryline(retryline: AxiosRetryCompatConfig['retryline']): AxiosRetryOptions {
@@ -517,7 +485,7 @@ function axiosRetryCompat(
         // axios-retry counts the retry before asking for its delay: retryDelay reads it on the config.
         backoff: (retry, { error }) => {
           state.retryCount = retry;
-          return delayOf(settings.retryDelay(retry, unmask(error) as AxiosError));
+          return delayOf(settings.retryDelay(retry, error as AxiosError));
         },
         jitter: 'none',
         maxDelay: MAX_DELAY_LIMIT,
@@ -525,7 +493,7 @@ function axiosRetryCompat(
         // axios-retry asks its retryCondition about every error that carries a request config
         // (its README: "a callback to further control if a request should be retried").
         retryOn: async (outcome) => {
-          const error = unmask(outcome.error);
+          const error = outcome.error;
           // Retryline's own (an attempt that ran out of `retryline.timeout`): Retryline's rules.
           if (isRetrylineError(error)) return outcome.retryable;
           // axios-retry leaves an error without a config alone: nothing tells how to repeat it.
@@ -550,7 +518,7 @@ function axiosRetryCompat(
         },
         onRetry: async ({ attempt, error }) => {
           state.retryCount = attempt;
-          await settings.onRetry(attempt, unmask(error) as AxiosError, config);
+          await settings.onRetry(attempt, error as AxiosError, config);
         },
       },
       extras,
@@ -576,8 +544,7 @@ function axiosRetryCompat(
       },
       // Give a whole-request timeout axios-retry's shape (see asAxiosRetryError).
       mapError: (error, classes) => asAxiosRetryError(error, config, classes),
-      showFailure,
-      reveal,
+      judgeUnknown,
     };
   };
 

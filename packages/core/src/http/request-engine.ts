@@ -28,6 +28,7 @@ import {
   isRetryableByDefault,
   RETRYABLE_STATUSES,
   type RetryRules,
+  type TransportFailure,
 } from './classify';
 import { type HeadersLike, headerValue } from './headers';
 import {
@@ -177,6 +178,13 @@ export interface HttpExchange<R> {
    * without a `false` here it counts as `unknown`. @default cannot tell
    */
   redirected?(error: unknown): boolean | undefined;
+  /**
+   * Whether an error that is no transport failure core knows by its code (axios's `EHOSTDOWN`, an
+   * AxiosError with no code) is still to be judged, as a failure that may have reached the server
+   * (`unknown`), rather than thrown at once. The axios-retry layer says yes for every AxiosError of
+   * a request, since axios-retry asks its `retryCondition` about every one. @default no
+   */
+  judgeUnknown?(error: unknown): boolean;
   /** Frees a response that will not be returned (cancels its body so the socket is released). */
   discard(response: R): void;
   /** Whether a response is a failure (axios: it failed `validateStatus`). @default status ≥ 400 */
@@ -259,6 +267,12 @@ function resolveRules(retryOn: HttpRetryOptions['retryOn']): {
 function optionalFunction<F>(name: string, value: unknown): F | undefined {
   if (value !== undefined && typeof value !== 'function') throw invalid(name, 'a function', value);
   return value as F | undefined;
+}
+
+/** An error an exchange asked to judge as `unknown` (see `judgeUnknown`), with its own code if any. */
+function unknownFailure(error: unknown): TransportFailure {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? { phase: 'unknown', code } : { phase: 'unknown' };
 }
 
 const NOTHING_REDACTED: HeaderRedaction = () => false;
@@ -655,7 +669,8 @@ async function runLoop<R>(
   };
   const guarded = anyGuard(guards);
   const classifyFailure = (error: unknown) =>
-    classifyTransportError(error, { url: exchange.url, redirected: exchange.redirected?.(error) });
+    classifyTransportError(error, { url: exchange.url, redirected: exchange.redirected?.(error) }) ??
+    (exchange.judgeUnknown?.(error) ? unknownFailure(error) : undefined);
 
   const emit = createEmitter(onEvent, idOf, policy.clock);
   const hooks = guarded ? guardHooks(guards, { key: guardKey, policy, emit, label }) : undefined;
