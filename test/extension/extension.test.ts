@@ -104,6 +104,8 @@ const rowOf = (panel: Page, path: string) => rows(panel).filter({ hasText: path 
 async function openPanel(query = `?tabId=${tabId}`): Promise<Page> {
   const panel = await context.newPage();
   await panel.goto(`chrome-extension://${extensionId}/panel.html${query}`);
+  // The panel hands out its API from an effect, after its first render: not by 'load'.
+  await panel.waitForFunction(() => (window as never as PanelWindow).__retrylinePanel !== undefined);
   return panel;
 }
 

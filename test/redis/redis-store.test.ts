@@ -398,7 +398,7 @@ describe('redisStore() on a real Redis', () => {
         async (_what, status, headers) => {
           const store = redisStore(client, { prefix: `test:${randomUUID()}` });
           http.script('/quota', [{ status, headers }]);
-          const api = retryFetch(fetch, { store, retries: 0, maxRetryAfter: 2_000 });
+          const api = retryFetch(fetch, { store, retries: 0, pacing: true, maxRetryAfter: 2_000 });
           await api(`${http.url}/quota`);
           const keys = await client.keys(`${store.prefix}:pacing:*`);
           expect(keys).toHaveLength(1);
