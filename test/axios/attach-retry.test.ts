@@ -2,7 +2,7 @@ import { Agent, createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import { attachRetry, getRetryInfo } from '@retryline/axios';
-import { BodyNotReplayableError, RetryAfterTooLongError, type RetrylineEvent } from '@retryline/core';
+import { BodyNotReplayableError, type RetrylineEvent } from '@retryline/core';
 import axios, {
   type AxiosAdapter,
   AxiosError,
@@ -66,9 +66,21 @@ describe('attachRetry (axios)', () => {
       const busy = { data: '', status: 503, statusText: '', headers: { 'Retry-After': '120' }, config };
       throw new AxiosError('busy', AxiosError.ERR_BAD_RESPONSE, config, undefined, busy);
     };
+    const before = Date.now();
     const { error } = await settle(instance.get('/hinted', { adapter: own }));
-    expect(error).toBeInstanceOf(RetryAfterTooLongError);
-    expect((error as RetryAfterTooLongError).attempts).toBe(1);
+    // Stopped by the hint, the request rejects as axios would without retries: with the 503's own
+    // AxiosError (DESIGN §8); getRetryInfo() says why, and when the server said to come back.
+    expect(error).toBeInstanceOf(AxiosError);
+    expect((error as AxiosError).response?.status).toBe(503);
+    expect((error as AxiosError).response?.data).toBe('');
+    const info = getRetryInfo(error);
+    expect(info).toMatchObject({
+      attempts: 1,
+      outcome: 'retry-after-too-long',
+      stoppedBy: 'retry-after-too-long',
+    });
+    expect(info?.retryAt).toBeGreaterThanOrEqual(before + 120_000);
+    expect(info?.retryAt).toBeLessThanOrEqual(Date.now() + 120_000);
     expect(calls).toBe(1);
   });
 
@@ -124,17 +136,28 @@ describe('attachRetry (axios)', () => {
   });
 
   it('getRetryInfo tells how a request ended whatever it rejected with', async () => {
-    server.script('/down', [{ status: 503 }]);
+    server.script('/down', [{ status: 503, body: 'down' }]);
     const deadline = await settle(
       client({ ...fast, backoff: { strategy: 'constant', base: 400 }, deadline: 300 }).get('/down'),
     );
-    expect((deadline.error as Error).name).toBe('DeadlineExceededError');
-    expect(getRetryInfo(deadline.error)).toMatchObject({ attempts: 1, outcome: 'deadline' });
+    // The deadline left no room for the next wait: the 503's AxiosError, as without retries (DESIGN §8).
+    expect(deadline.error).toBeInstanceOf(AxiosError);
+    expect((deadline.error as AxiosError).response).toMatchObject({ status: 503, data: 'down' });
+    expect(getRetryInfo(deadline.error)).toMatchObject({
+      attempts: 1,
+      outcome: 'deadline',
+      stoppedBy: 'deadline',
+    });
+    expect(server.requests('/down')).toHaveLength(1);
 
     server.script('/reset', [{ fault: 'reset-before-headers' }]);
     const reset = await settle(client().post('/reset', 'x'));
     expect(reset.error).toBeInstanceOf(AxiosError);
-    expect(getRetryInfo(reset.error)).toMatchObject({ attempts: 1, outcome: 'not-retryable' });
+    expect(getRetryInfo(reset.error)).toMatchObject({
+      attempts: 1,
+      outcome: 'not-retryable',
+      stoppedBy: 'not-retryable',
+    });
   });
 
   it('waits for Retry-After', async () => {

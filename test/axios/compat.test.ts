@@ -326,17 +326,35 @@ describe('axiosRetry compat: options', () => {
     expect(second?.headers['idempotency-key']).toBe(first?.headers['idempotency-key']);
   });
 
-  it('a Retry-After beyond maxRetryAfter (60 s by default) stops at once with RetryAfterTooLongError', async () => {
-    server.script('/busy', [{ status: 503, headers: { 'Retry-After': '120' } }, { status: 200 }]);
+  // axios-retry itself would wait the two minutes; Retryline stops at once and rejects as axios does
+  // without retries, with the 503's own AxiosError (DESIGN §8): getRetryInfo() says why.
+  it("a Retry-After beyond maxRetryAfter (60 s by default) stops at once with the response's AxiosError", async () => {
+    server.script('/busy', [
+      { status: 503, headers: { 'Retry-After': '120' }, body: 'busy' },
+      { status: 200 },
+    ]);
     const started = Date.now();
     const { error } = await settle(client().get('/busy'));
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(isRetrylineError(error, 'RetryAfterTooLongError')).toBe(true);
-    expect(statusOf((error as Error).cause)).toBe(503);
+    expect(error).toBeInstanceOf(AxiosError);
+    expect(isRetrylineError(error)).toBe(false);
+    expect(statusOf(error)).toBe(503);
+    expect((error as AxiosError).response?.data).toBe('busy');
+    const info = getRetryInfo(error);
+    expect(info).toMatchObject({
+      attempts: 1,
+      outcome: 'retry-after-too-long',
+      stoppedBy: 'retry-after-too-long',
+    });
+    expect(info?.retryAt).toBeGreaterThanOrEqual(started + 120_000);
+    expect(info?.retryAt).toBeLessThanOrEqual(Date.now() + 120_000);
     expect(server.requests('/busy')).toHaveLength(1);
     server.script('/busy', [{ status: 503, headers: { 'Retry-After': '1' } }, { status: 200 }]);
     const { error: refused } = await settle(client({ retryline: { maxRetryAfter: 500 } }).get('/busy'));
-    expect(isRetrylineError(refused, 'RetryAfterTooLongError')).toBe(true);
+    expect(refused).toBeInstanceOf(AxiosError);
+    expect(statusOf(refused)).toBe(503);
+    expect(getRetryInfo(refused)).toMatchObject({ attempts: 1, stoppedBy: 'retry-after-too-long' });
+    expect(server.requests('/busy')).toHaveLength(2); // one each
   });
 
   it('a failure that is no AxiosError (a Retryline attempt timeout) is judged by Retryline’s rules', async () => {
@@ -371,6 +389,7 @@ describe('axiosRetry compat: timeouts', () => {
     );
     expect(error).toBeInstanceOf(AxiosError);
     expect(statusOf(error)).toBe(429);
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 1, stoppedBy: 'retry-after-too-long' });
     expect(server.requests('/quota')).toHaveLength(1);
   });
 
@@ -415,6 +434,7 @@ describe('axiosRetry compat: timeouts', () => {
     const { error } = await settle(client({ retryDelay: () => 1000 }).get('/slow', { timeout: 300 }));
     expect(Date.now() - started).toBeLessThan(250);
     expect(statusOf(error)).toBe(503);
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 1, stoppedBy: 'deadline' });
     expect(server.requests('/slow')).toHaveLength(1);
   });
 

@@ -1,7 +1,12 @@
-import { attachRetry } from '@retryline/axios';
-import { type HttpRetryOptions, isRetrylineError, type RetrylineEvent } from '@retryline/core';
-import { retryFetch } from '@retryline/fetch';
-import { retryline } from '@retryline/ky';
+import { attachRetry, getRetryInfo as axiosRetryInfo } from '@retryline/axios';
+import {
+  type HttpRetryOptions,
+  isRetrylineError,
+  type RetrylineEvent,
+  type StoppedBy,
+} from '@retryline/core';
+import { getRetryInfo as fetchRetryInfo, retryFetch } from '@retryline/fetch';
+import { getRetryInfo as kyRetryInfo, retryline } from '@retryline/ky';
 import axios, { AxiosError } from 'axios';
 import ky, { HTTPError, TimeoutError } from 'ky';
 
@@ -17,6 +22,27 @@ export type Outcome =
   | { readonly kind: 'aborted'; readonly reason: unknown }
   | { readonly kind: 'retryline-error'; readonly name: string; readonly retryAt?: number };
 
+/**
+ * What the adapter's own `getRetryInfo()` says of the result the caller got (the Response, the
+ * AxiosError, ky's HTTPError, or the error thrown): how it ended, and why no retry followed.
+ */
+export interface RetryInfoView {
+  readonly attempts?: number | undefined;
+  readonly totalDelay?: number | undefined;
+  readonly outcome?: string | undefined;
+  readonly stoppedBy?: StoppedBy | undefined;
+  readonly retryAt?: number | undefined;
+}
+
+/** What a driver hands back: the outcome, the events, and the adapter's retry info for the result. */
+export interface DriverResult {
+  readonly outcome: Outcome;
+  /** Whether the client's promise resolved or rejected: each client has its own convention. */
+  readonly settled: 'resolved' | 'rejected';
+  readonly events: RetrylineEvent[];
+  readonly info: RetryInfoView | undefined;
+}
+
 export interface DriverRequest {
   readonly method: string;
   readonly url: string;
@@ -31,7 +57,12 @@ export interface DriverRequest {
 
 export interface Driver {
   readonly name: string;
-  send(request: DriverRequest): Promise<{ outcome: Outcome; events: RetrylineEvent[] }>;
+  /**
+   * The client's own convention for an HTTP error status (≥ 400), kept whatever stopped the
+   * retries: fetch resolves the Response; axios rejects with its AxiosError, ky throws HTTPError.
+   */
+  readonly httpErrors: 'resolve' | 'reject';
+  send(request: DriverRequest): Promise<DriverResult>;
 }
 
 function common(error: unknown, signal: AbortSignal | undefined): Outcome | undefined {
@@ -52,6 +83,7 @@ function common(error: unknown, signal: AbortSignal | undefined): Outcome | unde
 function makeFetchDriver(name: string, fetchImpl?: typeof fetch): Driver {
   return {
     name,
+    httpErrors: 'resolve',
     async send({ method, url, body, headers, options, perCall, signal }) {
       const events: RetrylineEvent[] = [];
       const client = retryFetch(fetchImpl, { ...options, onEvent: (e) => events.push(e) });
@@ -66,16 +98,20 @@ function makeFetchDriver(name: string, fetchImpl?: typeof fetch): Driver {
         return {
           outcome: { kind: 'response', status: response.status, body: await response.text() },
           events,
+          info: fetchRetryInfo(response),
+          settled: 'resolved',
         };
       } catch (error) {
+        const info = fetchRetryInfo(error);
+        const rejected = (outcome: Outcome): DriverResult => ({ outcome, events, info, settled: 'rejected' });
         // fetch's convention here: transport failures that outlast the retries are
         // RetriesExhaustedError with fetch's TypeError as the cause.
         if (isRetrylineError(error, 'RetriesExhaustedError') && error.cause instanceof TypeError) {
-          return { outcome: { kind: 'network-error' }, events };
+          return rejected({ kind: 'network-error' });
         }
-        if (error instanceof TypeError) return { outcome: { kind: 'network-error' }, events };
+        if (error instanceof TypeError) return rejected({ kind: 'network-error' });
         const mapped = common(error, signal);
-        if (mapped) return { outcome: mapped, events };
+        if (mapped) return rejected(mapped);
         throw error;
       }
     },
@@ -87,6 +123,7 @@ export const fetchDriver = makeFetchDriver('fetch');
 
 export const axiosDriver: Driver = {
   name: 'axios',
+  httpErrors: 'reject',
   async send({ method, url, body, headers, options, perCall, signal }) {
     const events: RetrylineEvent[] = [];
     const instance = axios.create({ responseType: 'text', transitional: { silentJSONParsing: true } });
@@ -100,19 +137,26 @@ export const axiosDriver: Driver = {
         ...(perCall === undefined ? {} : { retry: perCall }),
         ...(signal ? { signal } : {}),
       });
-      return { outcome: { kind: 'response', status: response.status, body: String(response.data) }, events };
+      return {
+        outcome: { kind: 'response', status: response.status, body: String(response.data) },
+        events,
+        info: axiosRetryInfo(response),
+        settled: 'resolved',
+      };
     } catch (error) {
-      if (axios.isCancel(error)) return { outcome: { kind: 'aborted', reason: signal?.reason }, events };
+      const info = axiosRetryInfo(error);
+      const rejected = (outcome: Outcome): DriverResult => ({ outcome, events, info, settled: 'rejected' });
+      if (axios.isCancel(error)) return rejected({ kind: 'aborted', reason: signal?.reason });
       if (error instanceof AxiosError && error.response) {
         const { status, data } = error.response;
-        return { outcome: { kind: 'response', status, body: String(data ?? '') }, events };
+        return rejected({ kind: 'response', status, body: String(data ?? '') });
       }
       if (error instanceof AxiosError && error.code === AxiosError.ECONNABORTED) {
-        return { outcome: { kind: 'timeout' }, events };
+        return rejected({ kind: 'timeout' });
       }
-      if (error instanceof AxiosError) return { outcome: { kind: 'network-error' }, events };
+      if (error instanceof AxiosError) return rejected({ kind: 'network-error' });
       const mapped = common(error, signal);
-      if (mapped) return { outcome: mapped, events };
+      if (mapped) return rejected(mapped);
       throw error;
     }
   },
@@ -120,6 +164,7 @@ export const axiosDriver: Driver = {
 
 export const kyDriver: Driver = {
   name: 'ky',
+  httpErrors: 'reject',
   async send({ method, url, body, headers, options, perCall, signal }) {
     const events: RetrylineEvent[] = [];
     const api = ky.create(retryline({ ...options, onEvent: (e) => events.push(e) }));
@@ -131,18 +176,27 @@ export const kyDriver: Driver = {
         ...(perCall === undefined ? {} : { retryline: perCall }),
         ...(signal ? { signal } : {}),
       });
-      return { outcome: { kind: 'response', status: response.status, body: await response.text() }, events };
+      return {
+        outcome: { kind: 'response', status: response.status, body: await response.text() },
+        events,
+        info: kyRetryInfo(response),
+        settled: 'resolved',
+      };
     } catch (error) {
+      // For ky's HTTPError, the info of the Response it wraps.
+      const info = kyRetryInfo(error);
+      const rejected = (outcome: Outcome): DriverResult => ({ outcome, events, info, settled: 'rejected' });
       if (error instanceof HTTPError) {
-        return {
-          outcome: { kind: 'response', status: error.response.status, body: await error.response.text() },
-          events,
-        };
+        return rejected({
+          kind: 'response',
+          status: error.response.status,
+          body: await error.response.text(),
+        });
       }
-      if (error instanceof TimeoutError) return { outcome: { kind: 'timeout' }, events };
+      if (error instanceof TimeoutError) return rejected({ kind: 'timeout' });
       const mapped = common(error, signal);
-      if (mapped) return { outcome: mapped, events };
-      if (error instanceof TypeError) return { outcome: { kind: 'network-error' }, events };
+      if (mapped) return rejected(mapped);
+      if (error instanceof TypeError) return rejected({ kind: 'network-error' });
       throw error;
     }
   },

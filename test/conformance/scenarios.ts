@@ -1,10 +1,11 @@
 import { type HttpRetryOptions, memoryStore, type RetrylineEvent } from '@retryline/core';
 import { expect } from 'vitest';
 import { type AttemptRecord, httpDate, type Step } from '../support/fault-server';
-import type { Driver, Outcome } from './drivers';
+import type { Driver, Outcome, RetryInfoView } from './drivers';
 
 // One table of scenarios, run through fetch, axios and ky with the same expectations: attempts,
-// waits, what the server received, and the outcome. conformance.test.ts runs it against the real
+// waits, what the server received, the outcome, and what the adapter's getRetryInfo() says of it
+// (why no retry followed: stoppedBy, and retryAt for too long a hint). conformance.test.ts runs it against the real
 // fault server (every row); msw.test.ts runs the rows a mocked server can play through
 // @retryline/msw, as a user's own tests would. A difference between adapters is a bug, or a
 // documented convention of that client (mapped in drivers.ts).
@@ -21,6 +22,11 @@ export const base: HttpRetryOptions = {
 export interface Context {
   readonly outcome: Outcome;
   readonly events: RetrylineEvent[];
+  /** What the adapter's getRetryInfo() says of the result the caller got. */
+  readonly info: RetryInfoView | undefined;
+  /** Whether the client's promise resolved or rejected, and which its convention for an HTTP error is. */
+  readonly settled: 'resolved' | 'rejected';
+  readonly httpErrors: Driver['httpErrors'];
   readonly requests: readonly SeenRequest[];
   readonly elapsed: number;
   /** Epoch ms the scenario's steps were made at (for date hints). */
@@ -40,6 +46,8 @@ export interface Scenario {
   readonly abortInWait?: number;
   /** The outcome, as far as given. */
   readonly outcome: Partial<Record<string, unknown>> & { kind: Outcome['kind'] };
+  /** What getRetryInfo() says of the result, as far as given (stoppedBy, outcome, attempts …). */
+  readonly info?: RetryInfoView;
   /** Attempts made (attempt-start events), and received by the server unless `served` says otherwise. */
   readonly attempts: number;
   readonly served?: number;
@@ -50,9 +58,10 @@ export interface Scenario {
   readonly hint?: boolean;
 }
 
-const s = (status: number, headers?: Record<string, string>): Step => ({
+const s = (status: number, headers?: Record<string, string>, body?: string): Step => ({
   status,
   ...(headers ? { headers } : {}),
+  ...(body === undefined ? {} : { body }),
 });
 const ok: Step = { status: 200, body: 'ok' };
 const attemptEnds = (events: RetrylineEvent[]) =>
@@ -79,6 +88,7 @@ export const scenarios: Scenario[] = [
     name: 'GET 502 throughout → the last 502 after 3 attempts',
     steps: () => [s(502)],
     outcome: { kind: 'response', status: 502 },
+    info: { attempts: 3, outcome: 'exhausted', stoppedBy: 'exhausted' },
     attempts: 3,
   },
   {
@@ -103,6 +113,7 @@ export const scenarios: Scenario[] = [
     name: 'GET 404 → 404 at once',
     steps: () => [s(404), ok],
     outcome: { kind: 'response', status: 404 },
+    info: { attempts: 1, outcome: 'not-retryable', stoppedBy: 'not-retryable' },
     attempts: 1,
   },
   {
@@ -223,18 +234,21 @@ export const scenarios: Scenario[] = [
       expect(requests[1]?.receivedAt ?? 0).toBeGreaterThanOrEqual((Math.ceil(madeAt / 1000) + 2) * 1000 - 2),
   },
   {
-    name: 'Retry-After: 3600 → RetryAfterTooLongError with retryAt, one attempt',
+    name: 'Retry-After: 3600 → the 503 as the client gives it, one attempt, retryAt in its retry info',
     hint: true,
-    steps: () => [s(503, { 'Retry-After': '3600' }), ok],
-    outcome: { kind: 'retryline-error', name: 'RetryAfterTooLongError' },
+    steps: () => [s(503, { 'Retry-After': '3600' }, 'later'), ok],
+    outcome: { kind: 'response', status: 503, body: 'later' },
+    info: { attempts: 1, outcome: 'retry-after-too-long', stoppedBy: 'retry-after-too-long' },
     attempts: 1,
-    check: ({ outcome, madeAt, events }) => {
-      expect((outcome as { retryAt?: number }).retryAt ?? 0).toBeGreaterThanOrEqual(madeAt + 3_600_000);
-      // The status that made the request stop is reported however it stopped.
+    check: ({ info, madeAt, events }) => {
+      expect(info?.retryAt ?? 0).toBeGreaterThanOrEqual(madeAt + 3_600_000);
+      expect(info?.retryAt ?? 0).toBeLessThanOrEqual(Date.now() + 3_600_000);
+      // The status that made the request stop is reported however it stopped, with the reason.
       expect(events.at(-1)).toMatchObject({
         type: 'request-end',
         outcome: 'retry-after-too-long',
         status: 503,
+        error: { name: 'RetryAfterTooLongError' },
       });
     },
   },
@@ -256,13 +270,19 @@ export const scenarios: Scenario[] = [
     minGap: () => 1000,
   },
   {
-    name: 'guard: a spent retry budget stops a 503 after one attempt with RetryBudgetExhaustedError',
+    name: 'guard: a spent retry budget stops a 503 after one attempt → that 503, stoppedBy budget',
     steps: () => [s(503), ok],
     options: { budget: { ratio: 0, minPerSecond: 0 } },
-    outcome: { kind: 'retryline-error', name: 'RetryBudgetExhaustedError' },
+    outcome: { kind: 'response', status: 503 },
+    info: { attempts: 1, outcome: 'budget-exhausted', stoppedBy: 'budget' },
     attempts: 1,
     check: ({ events }) =>
-      expect(events.at(-1)).toMatchObject({ type: 'request-end', outcome: 'budget-exhausted', status: 503 }),
+      expect(events.at(-1)).toMatchObject({
+        type: 'request-end',
+        outcome: 'budget-exhausted',
+        status: 503,
+        error: { name: 'RetryBudgetExhaustedError' },
+      }),
   },
   {
     name: 'guard: a per-call budget: false overrides the client’s spent budget',
@@ -322,6 +342,61 @@ export const scenarios: Scenario[] = [
     options: { bulkhead: { maxConcurrent: 1 } },
     outcome: { kind: 'response', status: 200 },
     attempts: 3,
+  },
+  // What stops the retries never changes the shape of the result (DESIGN §8): each row stops a
+  // failed response a different way, and the caller gets that response as the client gives it, the
+  // reason in getRetryInfo().
+  {
+    name: 'stop: retries run out on a 503 → the last 503 with its body, stoppedBy exhausted',
+    steps: () => [s(503, undefined, 'down 1'), s(503, undefined, 'down 2'), s(503, undefined, 'down 3'), ok],
+    outcome: { kind: 'response', status: 503, body: 'down 3' },
+    info: { attempts: 3, totalDelay: 40, outcome: 'exhausted', stoppedBy: 'exhausted' },
+    attempts: 3,
+    check: ({ info, events }) => {
+      expect(info?.retryAt).toBeUndefined();
+      expect(events.at(-1)).toMatchObject({ type: 'request-end', outcome: 'exhausted', status: 503 });
+    },
+  },
+  {
+    name: 'stop: a spent budget on a 503 → that 503 with its body readable, stoppedBy budget',
+    steps: () => [s(503, undefined, 'overloaded'), ok],
+    options: { budget: { ratio: 0, minPerSecond: 0 } },
+    outcome: { kind: 'response', status: 503, body: 'overloaded' },
+    info: { attempts: 1, totalDelay: 0, outcome: 'budget-exhausted', stoppedBy: 'budget' },
+    attempts: 1,
+    check: ({ info }) => expect(info?.retryAt).toBeUndefined(),
+  },
+  {
+    name: 'stop: a 429 with Retry-After: 3600 → that 429, stoppedBy retry-after-too-long, retryAt in an hour',
+    hint: true,
+    steps: () => [s(429, { 'Retry-After': '3600' }, 'slow down'), ok],
+    outcome: { kind: 'response', status: 429, body: 'slow down' },
+    info: { attempts: 1, totalDelay: 0, outcome: 'retry-after-too-long', stoppedBy: 'retry-after-too-long' },
+    attempts: 1,
+    check: ({ info, madeAt, elapsed }) => {
+      expect(info?.retryAt ?? 0).toBeGreaterThanOrEqual(madeAt + 3_600_000);
+      expect(info?.retryAt ?? 0).toBeLessThanOrEqual(Date.now() + 3_600_000);
+      expect(elapsed).toBeLessThan(1000); // stopped at once, no wait begun
+    },
+  },
+  {
+    name: 'stop: a deadline with no room for the next wait after a 503 → that 503, stoppedBy deadline',
+    // A 5 s backoff cannot fit in a 1 s deadline: the wait is not started.
+    options: { deadline: 1000, backoff: { strategy: 'constant', base: 5000 } },
+    steps: () => [s(503, undefined, 'busy'), ok],
+    outcome: { kind: 'response', status: 503, body: 'busy' },
+    info: { attempts: 1, totalDelay: 0, outcome: 'deadline', stoppedBy: 'deadline' },
+    attempts: 1,
+    check: ({ info, events, elapsed }) => {
+      expect(info?.retryAt).toBeUndefined();
+      expect(elapsed).toBeLessThan(1000);
+      expect(events.at(-1)).toMatchObject({
+        type: 'request-end',
+        outcome: 'deadline',
+        status: 503,
+        error: { name: 'DeadlineExceededError' },
+      });
+    },
   },
   {
     name: 'GET to a refused port → retried, then a network error',
@@ -475,7 +550,7 @@ export async function runScenario(
       : {}),
   };
   const started = Date.now();
-  const { outcome, events } = await driver.send({
+  const { outcome, events, info, settled } = await driver.send({
     method: scenario.method ?? 'GET',
     url: target.url,
     options,
@@ -486,11 +561,31 @@ export async function runScenario(
   });
   const elapsed = Date.now() - started;
   if (controller) await new Promise((resolve) => setTimeout(resolve, 50)); // would a stray attempt follow?
-  return { outcome, events, requests: await target.requests(), elapsed, madeAt };
+  return {
+    outcome,
+    events,
+    info,
+    settled,
+    httpErrors: driver.httpErrors,
+    requests: await target.requests(),
+    elapsed,
+    madeAt,
+  };
 }
 
 export function verify(scenario: Scenario, ctx: Context): void {
   expect(ctx.outcome).toMatchObject(scenario.outcome);
+  if (scenario.info) expect(ctx.info).toMatchObject(scenario.info);
+  // A success has nothing that stopped it; a failed response handed back always says why.
+  if (ctx.outcome.kind === 'response' && ctx.outcome.status < 300) {
+    expect(ctx.info).toMatchObject({ outcome: 'success' });
+    expect(ctx.info?.stoppedBy).toBeUndefined();
+  }
+  if (ctx.outcome.kind === 'response' && ctx.outcome.status >= 400) {
+    expect(ctx.info?.stoppedBy).toBeDefined();
+    // The shape the client gives without retries, whatever stopped them.
+    expect(ctx.settled).toBe(ctx.httpErrors === 'resolve' ? 'resolved' : 'rejected');
+  }
   expect(ctx.events.filter((event) => event.type === 'attempt-start')).toHaveLength(scenario.attempts);
   expect(ctx.requests).toHaveLength(scenario.served ?? scenario.attempts);
   if (scenario.minGap) {

@@ -2,7 +2,6 @@ import {
   BodyNotReplayableError,
   DeadlineExceededError,
   RetriesExhaustedError,
-  RetryAfterTooLongError,
   type RetrylineEvent,
 } from '@retryline/core';
 import { type FetchRetryOptions, getRetryInfo, retryFetch } from '@retryline/fetch';
@@ -170,15 +169,30 @@ describe('retryFetch against the fault server', () => {
     expect(second?.receivedAt ?? 0).toBeGreaterThanOrEqual(date - 2); // timers may round by a millisecond
   });
 
-  it('Retry-After: 3600 → one attempt, RetryAfterTooLongError with retryAt', async () => {
-    server.script('/later', [{ status: 503, headers: { 'Retry-After': '3600' } }]);
+  it('Retry-After: 3600 → one attempt, the 503 resolved as fetch gives it, retryAt in its retry info', async () => {
+    server.script('/later', [{ status: 503, headers: { 'Retry-After': '3600' }, body: 'come back later' }]);
+    const events: RetrylineEvent[] = [];
     const before = Date.now();
-    const { error } = await settle(retryFetch(fetch, fast)(`${server.url}/later`));
-    expect(error).toBeInstanceOf(RetryAfterTooLongError);
-    const { retryAt } = error as RetryAfterTooLongError;
-    expect(retryAt).toBeGreaterThanOrEqual(before + 3_600_000);
-    expect(retryAt).toBeLessThan(Date.now() + 3_600_000 + 1000);
-    expect((error as Error).message).toContain('the server asked to wait 3600000 ms (retry-after)');
+    const response = await retryFetch(fetch, { ...fast, onEvent: (event) => events.push(event) })(
+      `${server.url}/later`,
+    );
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('3600');
+    expect(await response.text()).toBe('come back later');
+    const info = getRetryInfo(response);
+    expect(info).toMatchObject({
+      attempts: 1,
+      totalDelay: 0,
+      outcome: 'retry-after-too-long',
+      stoppedBy: 'retry-after-too-long',
+    });
+    expect(info?.retryAt).toBeGreaterThanOrEqual(before + 3_600_000);
+    expect(info?.retryAt).toBeLessThan(Date.now() + 3_600_000 + 1000);
+    // Why it stopped is still told by request-end, with the error that says it.
+    const end = events.at(-1) as { type: string; error?: { name: string; message: string } };
+    expect(end).toMatchObject({ type: 'request-end', outcome: 'retry-after-too-long', status: 503 });
+    expect(end.error?.name).toBe('RetryAfterTooLongError');
+    expect(end.error?.message).toContain('the server asked to wait 3600000 ms (retry-after)');
     expect(server.requests('/later')).toHaveLength(1);
   });
 

@@ -21,7 +21,7 @@ import {
   normalizeBulkhead,
   type Store,
 } from '@retryline/core';
-import { retryFetch } from '@retryline/fetch';
+import { getRetryInfo, retryFetch } from '@retryline/fetch';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { useFaultServer } from '../support/use-fault-server';
@@ -219,7 +219,7 @@ export function describeStoreContract(name: string, create: () => Store | Promis
 
       it('two clients sharing the store share one breaker and one budget', async () => {
         const store = await create();
-        server.script('/down', [{ status: 503 }]);
+        server.script('/down', [{ status: 503, body: 'down' }]);
         const guards = {
           store,
           retries: 3,
@@ -230,10 +230,26 @@ export function describeStoreContract(name: string, create: () => Store | Promis
         } as const;
         const one = retryFetch(fetch, guards);
         const two = retryFetch(fetch, guards);
-        // One: three attempts (two retries spend the budget), then the budget stops it.
-        await expect(one(`${server.url}/down`)).rejects.toMatchObject({ name: 'RetryBudgetExhaustedError' });
+        // One: three attempts (two retries spend the budget), then the budget stops it: the last 503
+        // comes back as fetch gives it (DESIGN §8), and getRetryInfo() says why no retry followed.
+        const first = await one(`${server.url}/down`);
+        expect(first.status).toBe(503);
+        expect(await first.text()).toBe('down');
+        expect(getRetryInfo(first)).toMatchObject({
+          attempts: 3,
+          stoppedBy: 'budget',
+          outcome: 'budget-exhausted',
+        });
         // Two: no budget left for it either; its one failure is the fourth in a row: the breaker opens.
-        await expect(two(`${server.url}/down`)).rejects.toMatchObject({ name: 'RetryBudgetExhaustedError' });
+        const second = await two(`${server.url}/down`);
+        expect(second.status).toBe(503);
+        expect(await second.text()).toBe('down');
+        expect(getRetryInfo(second)).toMatchObject({
+          attempts: 1,
+          stoppedBy: 'budget',
+          outcome: 'budget-exhausted',
+        });
+        // Refused before anything was sent: that still rejects with the Retryline error.
         await expect(one(`${server.url}/down`)).rejects.toMatchObject({ name: 'CircuitOpenError' });
         expect(server.requests('/down')).toHaveLength(4);
       });

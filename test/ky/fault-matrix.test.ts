@@ -2,7 +2,6 @@ import {
   DeadlineExceededError,
   InvalidOptionsError,
   isRetrylineError,
-  RetryAfterTooLongError,
   type RetrylineEvent,
 } from '@retryline/core';
 import { getRetryInfo, type KyRetryOptions, retryline } from '@retryline/ky';
@@ -168,11 +167,30 @@ describe('ky with retryline() against the fault server', () => {
     expect(getRetryInfo(response)?.delays[0]?.reason).toBe('retry-after');
   });
 
-  it('Retry-After: 3600 → one attempt, RetryAfterTooLongError as it is', async () => {
-    server.script('/later', [{ status: 503, headers: { 'Retry-After': '3600' } }]);
-    const { error } = await settle(ky.create(retryline(fast)).get(`${server.url}/later`));
-    expect(error).toBeInstanceOf(RetryAfterTooLongError);
-    expect(getRetryInfo(error)).toMatchObject({ attempts: 1, outcome: 'retry-after-too-long' });
+  it('Retry-After: 3600 → one attempt, ky’s own HTTPError for the 503, retryAt in its retry info', async () => {
+    server.script('/later', [{ status: 503, headers: { 'Retry-After': '3600' }, body: 'come back later' }]);
+    const events: RetrylineEvent[] = [];
+    const before = Date.now();
+    const { error } = await settle(
+      ky.create(retryline({ ...fast, onEvent: (event) => events.push(event) })).get(`${server.url}/later`),
+    );
+    expect(error).toBeInstanceOf(HTTPError);
+    const { response } = error as HTTPError;
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('3600');
+    expect(await response.text()).toBe('come back later');
+    const info = getRetryInfo(error);
+    expect(info).toMatchObject({
+      attempts: 1,
+      totalDelay: 0,
+      outcome: 'retry-after-too-long',
+      stoppedBy: 'retry-after-too-long',
+    });
+    expect(info?.retryAt).toBeGreaterThanOrEqual(before + 3_600_000);
+    expect(info?.retryAt).toBeLessThan(Date.now() + 3_600_000 + 1000);
+    const end = events.at(-1) as { type: string; error?: { name: string; message: string } };
+    expect(end).toMatchObject({ type: 'request-end', outcome: 'retry-after-too-long', status: 503 });
+    expect(end.error?.name).toBe('RetryAfterTooLongError');
     expect(server.requests('/later')).toHaveLength(1);
   });
 

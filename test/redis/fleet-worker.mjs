@@ -2,12 +2,13 @@
 // running the built packages (dist) as an application would. It takes one JSON command per line
 // on stdin and answers each with one JSON line on stdout:
 //   { "action": "budget", "store": "redis" | "memory", "prefix", "url", "requests", "budget" }
+//     answers { outcomes: { "status 503 stoppedBy budget": n, … } }: how the requests ended
 //   { "action": "open", "prefix", "url", "breaker" }    sends until the breaker refuses
 //   { "action": "probe", "prefix", "url", "breaker" }   one call
 //   { "action": "exit" }
 import { createInterface } from 'node:readline';
 import { memoryStore } from '@retryline/core';
-import { retryFetch } from '@retryline/fetch';
+import { getRetryInfo, retryFetch } from '@retryline/fetch';
 import { redisStore } from '@retryline/redis';
 import { Redis } from 'ioredis';
 
@@ -29,7 +30,12 @@ async function budget({ store, prefix, url, requests, budget }) {
   for (let i = 0; i < requests; i++) {
     let name;
     try {
-      name = `status ${(await api(url)).status}`;
+      // A refused retry hands back the last response (DESIGN §8): why no retry followed is in
+      // getRetryInfo(), e.g. 'status 503 stoppedBy budget'.
+      const response = await api(url);
+      await response.text();
+      const stoppedBy = getRetryInfo(response)?.stoppedBy;
+      name = `status ${response.status}${stoppedBy === undefined ? '' : ` stoppedBy ${stoppedBy}`}`;
     } catch (error) {
       name = outcome(error);
     }

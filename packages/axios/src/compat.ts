@@ -371,8 +371,10 @@ const tracked = new WeakMap<InternalAxiosRequestConfig, Tracked>();
 /**
  * axios-retry's answer when the whole-request `timeout` runs out: while an attempt runs, axios's
  * own timeout error; when the next wait (a backoff, or a server's Retry-After) would not fit, the
- * last attempt's error. Retryline reports these as `DeadlineExceededError` or
- * `RetryAfterTooLongError` with the timeout as their `deadline`, the last error as their `cause`.
+ * last attempt's error. After a response the engine already hands that error back itself, whatever
+ * stopped the retries (DESIGN §8), the reason in `getRetryInfo()`. What reaches here is a
+ * `DeadlineExceededError` with the timeout as its `deadline`: after a transport failure (the last
+ * error its `cause`), or for an attempt the timeout ran out in.
  */
 function asAxiosRetryError(
   error: unknown,
@@ -381,17 +383,16 @@ function asAxiosRetryError(
 ): unknown {
   const request = tracked.get(config);
   const deadline = request?.timeoutDeadline;
-  const hinted = isRetrylineError(error, 'RetryAfterTooLongError');
   if (
     deadline === undefined ||
-    !(hinted || isRetrylineError(error, 'DeadlineExceededError')) ||
+    !isRetrylineError(error, 'DeadlineExceededError') ||
     error.deadline !== deadline
   ) {
     return error;
   }
-  // The server's wait did not fit, or the failure of attempt n was judged and the wait after it
-  // refused (n attempts, n judged): the last error.
-  if (isAxiosError(error.cause) && (hinted || error.attempts === request?.judged)) {
+  // The failure of attempt n was judged and the wait after it refused (n attempts, n judged): the
+  // last error.
+  if (isAxiosError(error.cause) && error.attempts === request?.judged) {
     return callerError(error.cause);
   }
   const timedOut = new classes.AxiosError(

@@ -159,6 +159,7 @@ export {
   resolveHttpOptions,
   revealRetryInfo,
   runHttpRequest,
+  type StoppedBy,
 } from './http/request-engine';
 export { MAX_HINT_DELAY, parseRetryHint, type RetryHint, type RetryHintSource } from './http/retry-hint';
 export type { DelayHint, DelayReason } from './policy/decide';

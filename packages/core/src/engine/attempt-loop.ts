@@ -162,8 +162,18 @@ export interface LoopResult<V> {
   readonly attempts: number;
   readonly totalDelay: number;
   readonly delays: readonly ScheduledDelay[];
-  readonly outcome: 'success' | 'not-retryable' | 'exhausted';
+  /**
+   * How the request ended. A value handed back after a failed attempt says why no retry followed
+   * (DESIGN §8: what stopped the retries never changes the shape of the result): its retries ran
+   * out, the budget refused one, the deadline left no room, or the server asked for too long a wait.
+   */
+  readonly outcome: 'success' | 'not-retryable' | 'exhausted' | StoppedOutcome;
+  /** When the server said to come back, for a request stopped by too long a hint. */
+  readonly retryAt?: number;
 }
+
+/** The outcomes of a request whose last response is handed back though a retry was refused. */
+export type StoppedOutcome = 'budget-exhausted' | 'deadline' | 'retry-after-too-long';
 
 /**
  * Settles with `promise`, or rejects with `signal.reason` as soon as `signal` aborts. Through
@@ -635,15 +645,33 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         verdict.summary ??
         (cause === undefined ? 'the attempt asked for a retry' : summarizeError(cause).message);
       const details_ = { cause, attempts: attempt, totalDelay: state.totalDelay };
-      /** The wait before the next attempt would pass the deadline: it is not started. */
-      const pastDeadline = (wait: number) => {
-        const failure = new DeadlineExceededError(
+      /** Why the wait before the next attempt is not started: it would pass the deadline. */
+      const pastDeadlineError = (wait: number) =>
+        new DeadlineExceededError(
           `${label} stopped after ${plural(attempt)}: waiting ${Math.round(wait)} ms for the next one would pass its ${policy.deadline} ms deadline (${causeText})`,
           // Only reached with a deadline: without one, deadlineAt is Infinity.
           { ...details_, deadline: policy.deadline ?? Number.POSITIVE_INFINITY },
         );
+      const pastDeadline = (wait: number) => {
+        const failure = pastDeadlineError(wait);
         end('deadline', failure);
         return failure;
+      };
+      /**
+       * A retry refused after a response: the response is handed back as it came (DESIGN §8), and
+       * request-end says why no retry followed, with the error that would have said it.
+       */
+      const stopWith = (value: V, outcome: StoppedOutcome, why: unknown, at?: number): LoopResult<V> => {
+        handOver(value, control ?? (made ? undefined : request));
+        end(outcome, why);
+        return {
+          value,
+          attempts: attempt,
+          totalDelay: state.totalDelay,
+          delays,
+          outcome,
+          ...(at === undefined ? {} : { retryAt: at }),
+        };
       };
       if (!decision.retry) {
         if (
@@ -660,26 +688,29 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
             outcome: 'exhausted',
           };
         }
-        if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
         let failure: unknown;
+        let retryAt: number | undefined;
         if (decision.reason === 'retry-after-too-long') {
           const asked = decision.hint?.delay ?? 0;
           const byDeadline = clock.now() + asked >= deadlineAt;
           const limit = byDeadline
             ? `the remaining ${Math.round(deadlineAt - clock.now())} ms before its deadline`
             : `maxRetryAfter (${policy.maxRetryAfter} ms)`;
+          retryAt = clock.now() + asked;
           failure = new RetryAfterTooLongError(
             `${label} stopped after ${plural(attempt)}: the server asked to wait ${Math.round(asked)} ms (${decision.hint?.source}), more than ${limit}: ${causeText}`,
-            {
-              ...details_,
-              retryAt: clock.now() + asked,
-              ...(byDeadline ? { deadline: policy.deadline } : {}),
-            },
+            { ...details_, retryAt, ...(byDeadline ? { deadline: policy.deadline } : {}) },
           );
+          if (verdict.fallback !== undefined)
+            return stopWith(verdict.fallback, 'retry-after-too-long', failure, retryAt);
           end('retry-after-too-long', failure);
         } else if (decision.reason === 'deadline' && policy.deadline !== undefined) {
-          failure = pastDeadline(decision.computation?.delay ?? 0);
+          const delay = decision.computation?.delay ?? 0;
+          if (verdict.fallback !== undefined)
+            return stopWith(verdict.fallback, 'deadline', pastDeadlineError(delay));
+          failure = pastDeadline(delay);
         } else {
+          if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
           failure =
             decision.reason === 'max-delay'
               ? new RetriesExhaustedError(
@@ -700,14 +731,21 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       }
       const denied = await spec.allowRetry?.({ details: details_, summary: causeText });
       if (denied) {
+        if (verdict.fallback !== undefined && denied.outcome === 'budget-exhausted') {
+          return stopWith(verdict.fallback, 'budget-exhausted', denied.error);
+        }
         if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
         end(denied.outcome, denied.error);
         throw denied.error;
       }
-      if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
       const { delay, computation, reason } = decision;
       // decide() checked the deadline; the budget's store may have taken time since.
-      if (clock.now() + delay >= deadlineAt) throw pastDeadline(delay);
+      if (clock.now() + delay >= deadlineAt) {
+        if (verdict.fallback !== undefined)
+          return stopWith(verdict.fallback, 'deadline', pastDeadlineError(delay));
+        throw pastDeadline(delay);
+      }
+      if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
       delays.push({ retry: computation.retry, delay, reason });
       emit({
         type: 'retry-scheduled',

@@ -8,7 +8,6 @@ import {
   DeadlineExceededError,
   InvalidOptionsError,
   RetriesExhaustedError,
-  RetryAfterTooLongError,
 } from '../errors';
 import type { RetrylineEvent } from '../events/types';
 import { memoryStore } from '../guard/store';
@@ -735,28 +734,152 @@ describe('runHttpRequest', () => {
       expect(bare.sends).toHaveLength(1);
     });
 
-    it('stops with RetryAfterTooLongError carrying retryAt when asked to wait an hour', async () => {
+    it('stops at once when asked to wait an hour: the 503 handed back as it came, retryAt in its info', async () => {
+      const events: RetrylineEvent[] = [];
       const script = [res(503, { 'Retry-After': '3600' }), res(200)];
-      const { sends, discarded, finish, clock } = setup(script);
+      const { sends, discarded, finish, clock } = setup(script, {
+        options: { onEvent: (event) => events.push(event) },
+      });
       const state = await finish();
+      expect(state.error).toBeUndefined();
       expect(sends).toHaveLength(1);
-      const error = state.error as RetryAfterTooLongError;
-      expect(error).toBeInstanceOf(RetryAfterTooLongError);
-      expect(error.retryAt).toBe(T0 + 3_600_000);
-      expect(error.attempts).toBe(1);
-      expect(error.message).toBe(
-        `GET ${MASKED_URL} stopped after 1 attempt: the server asked to wait 3600000 ms (retry-after), more than maxRetryAfter (60000 ms): 503 Service Unavailable`,
-      );
-      expect(discarded).toEqual([script[0]]);
+      // The response itself, never freed: the caller reads it as the client gives it (DESIGN §8).
+      expect(state.value?.response).toBe(script[0]);
+      expect(discarded).toEqual([]);
+      expect(state.value?.info).toMatchObject({
+        attempts: 1,
+        totalDelay: 0,
+        delays: [],
+        outcome: 'retry-after-too-long',
+        stoppedBy: 'retry-after-too-long',
+        retryAt: T0 + 3_600_000,
+      });
       expect(clock.now()).toBe(T0);
+      // request-end still says why, with the error that would have said it.
+      expect(events.at(-1)).toMatchObject({
+        type: 'request-end',
+        outcome: 'retry-after-too-long',
+        attempts: 1,
+        status: 503,
+        error: {
+          name: 'RetryAfterTooLongError',
+          message: `GET ${MASKED_URL} stopped after 1 attempt: the server asked to wait 3600000 ms (retry-after), more than maxRetryAfter (60000 ms): 503 Service Unavailable`,
+        },
+      });
     });
 
-    it('stops with RetryAfterTooLongError when the hint passes the deadline', async () => {
-      const { finish } = setup([res(503, { 'Retry-After': '30' })], { options: { deadline: 10_000 } });
-      const error = (await finish()).error as RetryAfterTooLongError;
-      expect(error).toBeInstanceOf(RetryAfterTooLongError);
-      expect(error.retryAt).toBe(T0 + 30_000);
-      expect(error.message).toContain('more than the remaining 10000 ms before its deadline');
+    it('stops at once when the hint passes the deadline: the 503 handed back, retryAt in its info', async () => {
+      const events: RetrylineEvent[] = [];
+      const script = [res(503, { 'Retry-After': '30' })];
+      const { discarded, finish } = setup(script, {
+        options: { deadline: 10_000, onEvent: (event) => events.push(event) },
+      });
+      const state = await finish();
+      expect(state.error).toBeUndefined();
+      expect(state.value?.response).toBe(script[0]);
+      expect(discarded).toEqual([]);
+      expect(state.value?.info).toMatchObject({
+        attempts: 1,
+        outcome: 'retry-after-too-long',
+        stoppedBy: 'retry-after-too-long',
+        retryAt: T0 + 30_000,
+      });
+      // Stopped at once (the clock runs on to the deadline that still bounds the body handed back).
+      const end = events.at(-1) as { type: string; error?: { name: string; message: string } };
+      expect(end).toMatchObject({
+        type: 'request-end',
+        t: T0,
+        duration: 0,
+        outcome: 'retry-after-too-long',
+        status: 503,
+      });
+      expect(end.error?.name).toBe('RetryAfterTooLongError');
+      expect(end.error?.message).toContain('more than the remaining 10000 ms before its deadline');
+    });
+  });
+
+  describe('what stops the retries after a response never changes the shape of the result', () => {
+    it('retries run out: the last 503 handed back, stoppedBy exhausted', async () => {
+      const script = [res(503), res(503), res(503)];
+      const { sends, discarded, finish } = setup(script, { options: { retries: 2 } });
+      const state = await finish();
+      expect(sends).toHaveLength(3);
+      expect(state.value?.response).toBe(script[2]);
+      expect(discarded).toEqual([script[0], script[1]]);
+      expect(state.value?.info).toMatchObject({ attempts: 3, outcome: 'exhausted', stoppedBy: 'exhausted' });
+      expect(state.value?.info.retryAt).toBeUndefined();
+    });
+
+    it('a spent retry budget: the 503 handed back, stoppedBy budget', async () => {
+      const events: RetrylineEvent[] = [];
+      const script = [res(503), res(200)];
+      const { sends, discarded, finish, clock } = setup(script, {
+        options: { budget: { ratio: 0, minPerSecond: 0 }, onEvent: (event) => events.push(event) },
+      });
+      const state = await finish();
+      expect(state.error).toBeUndefined();
+      expect(sends).toHaveLength(1);
+      expect(state.value?.response).toBe(script[0]);
+      expect(discarded).toEqual([]);
+      expect(state.value?.info).toMatchObject({
+        attempts: 1,
+        totalDelay: 0,
+        outcome: 'budget-exhausted',
+        stoppedBy: 'budget',
+      });
+      expect(state.value?.info.retryAt).toBeUndefined();
+      expect(clock.now()).toBe(T0);
+      expect(events.at(-1)).toMatchObject({
+        type: 'request-end',
+        outcome: 'budget-exhausted',
+        status: 503,
+        error: { name: 'RetryBudgetExhaustedError' },
+      });
+    });
+
+    it('a deadline with no room for the next wait: the 503 handed back, stoppedBy deadline', async () => {
+      const events: RetrylineEvent[] = [];
+      const script = [res(503), res(200)];
+      // A 1 s backoff, a 500 ms deadline: the wait is not started.
+      const { sends, discarded, finish } = setup(script, {
+        options: { deadline: 500, onEvent: (event) => events.push(event) },
+      });
+      const state = await finish();
+      expect(state.error).toBeUndefined();
+      expect(sends).toHaveLength(1);
+      expect(state.value?.response).toBe(script[0]);
+      expect(discarded).toEqual([]);
+      expect(state.value?.info).toMatchObject({
+        attempts: 1,
+        totalDelay: 0,
+        delays: [],
+        outcome: 'deadline',
+        stoppedBy: 'deadline',
+      });
+      // Stopped at once (the clock runs on to the deadline that still bounds the body handed back).
+      expect(events.at(-1)).toMatchObject({
+        type: 'request-end',
+        t: T0,
+        duration: 0,
+        outcome: 'deadline',
+        status: 503,
+        error: { name: 'DeadlineExceededError' },
+      });
+    });
+
+    it('after a transport failure nothing is handed back: a spent budget still rejects with its error', async () => {
+      const { sends, finish } = setup([fail(undici('ECONNRESET')), res(200)], {
+        options: { budget: { ratio: 0, minPerSecond: 0 } },
+      });
+      const state = await finish();
+      expect(sends).toHaveLength(1);
+      expect(state.value).toBeUndefined();
+      expect((state.error as Error).name).toBe('RetryBudgetExhaustedError');
+      expect(errorRetryInfo(state.error)).toMatchObject({
+        attempts: 1,
+        outcome: 'budget-exhausted',
+        stoppedBy: 'budget',
+      });
     });
   });
 

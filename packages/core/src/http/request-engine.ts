@@ -205,6 +205,36 @@ export interface HttpExchange<R> {
   readonly signal?: AbortSignal | undefined;
 }
 
+/**
+ * Why retrying stopped, for a request whose last attempt failed: its retries ran out, the failure
+ * was not one to retry, a guard refused (the retry budget, the breaker, the limiter, the
+ * bulkhead), the deadline left no room, or the server asked for a wait longer than allowed.
+ */
+export type StoppedBy =
+  | 'exhausted'
+  | 'not-retryable'
+  | 'budget'
+  | 'deadline'
+  | 'retry-after-too-long'
+  | 'breaker'
+  | 'limiter'
+  | 'bulkhead'
+  | 'aborted';
+
+// One row per way a request can end; `undefined` for a success. The compiler finds a missing row.
+const STOPPED_BY: Readonly<Record<RequestOutcome, StoppedBy | undefined>> = {
+  success: undefined,
+  exhausted: 'exhausted',
+  'not-retryable': 'not-retryable',
+  aborted: 'aborted',
+  deadline: 'deadline',
+  'breaker-open': 'breaker',
+  'budget-exhausted': 'budget',
+  'rate-limited': 'limiter',
+  'bulkhead-rejected': 'bulkhead',
+  'retry-after-too-long': 'retry-after-too-long',
+};
+
 /** What happened to a request: what `getRetryInfo()` returns. */
 export interface HttpRetryInfo {
   readonly requestId: string;
@@ -212,6 +242,13 @@ export interface HttpRetryInfo {
   readonly totalDelay: number;
   readonly delays: readonly ScheduledDelay[];
   readonly outcome: LoopResult<unknown>['outcome'];
+  /**
+   * Why no retry followed the last attempt, when it failed: the response is handed back as the
+   * client gives it, whatever stopped the retries (DESIGN §8). Absent after a success.
+   */
+  readonly stoppedBy?: StoppedBy;
+  /** When the server said to come back, for a request stopped by too long a hint. */
+  readonly retryAt?: number;
 }
 
 /** What happened to a request that rejected: why it stopped (`exhausted`, `deadline` …) and its waits. */
@@ -831,7 +868,14 @@ async function runLoop<R>(
   } catch (error) {
     const callerReason = signal?.aborted && error === signal.reason;
     if (ended && !callerReason && typeof error === 'object' && error !== null) {
-      infoByError.set(error, { requestId: idOf(), ...ended });
+      const stoppedBy = STOPPED_BY[ended.outcome];
+      const retryAt = (error as { retryAt?: unknown }).retryAt;
+      infoByError.set(error, {
+        requestId: idOf(),
+        ...ended,
+        ...(stoppedBy === undefined ? {} : { stoppedBy }),
+        ...(typeof retryAt === 'number' ? { retryAt } : {}),
+      });
     }
     throw error;
   } finally {
@@ -849,6 +893,9 @@ class SettledRetryInfo implements HttpRetryInfo {
   readonly totalDelay: number;
   readonly delays: readonly ScheduledDelay[];
   readonly outcome: LoopResult<unknown>['outcome'];
+  // Declared only: absent, not `undefined`, after a success (spreading or `in` sees no key).
+  declare readonly stoppedBy?: StoppedBy;
+  declare readonly retryAt?: number;
   // The request's id as given, or where to draw it (the loop's, shared with its events); neither: a fresh one.
   readonly #id: string | (() => string) | undefined;
 
@@ -858,6 +905,9 @@ class SettledRetryInfo implements HttpRetryInfo {
     this.totalDelay = result.totalDelay;
     this.delays = result.delays;
     this.outcome = result.outcome;
+    const stoppedBy = STOPPED_BY[result.outcome];
+    if (stoppedBy !== undefined) this.stoppedBy = stoppedBy;
+    if (result.retryAt !== undefined) this.retryAt = result.retryAt;
   }
 
   get requestId(): string {
