@@ -1,5 +1,5 @@
 import { createRetry, isRetrylineError, memoryStore, type RetrylineEvent } from '@retryline/core';
-import { retryFetch } from '@retryline/fetch';
+import { getRetryInfo, retryFetch } from '@retryline/fetch';
 import { describe, expect, it } from 'vitest';
 import { settle } from '../support/settle';
 import { useFaultServer } from '../support/use-fault-server';
@@ -84,7 +84,13 @@ describe('pacing is opt-in', () => {
     });
     await client(`${server.url}/limited`, { retry: false });
     // The 30 s pause was capped at maxRetryAfter when it was stored: the request waits, then goes.
-    expect((await client(`${server.url}/other`)).status).toBe(200);
+    const response = await client(`${server.url}/other`);
+    expect(response.status).toBe(200);
+    // A pacing wait is a wait: in the request's delays and totalDelay, as a backoff would be.
+    const info = getRetryInfo(response);
+    expect(info?.delays).toMatchObject([{ retry: 0, reason: 'pacing' }]);
+    expect(info?.totalDelay).toBe(info?.delays[0]?.delay);
+    expect(info?.totalDelay).toBeGreaterThan(0);
     expect(server.requests('/other')).toHaveLength(1);
     const waits = events.filter((e) => e.type === 'guard-wait');
     expect(waits).toMatchObject([{ guard: 'pacing' }]);

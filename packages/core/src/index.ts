@@ -1,4 +1,4 @@
-export type { Health, LoopResult, Refusal, ScheduledDelay } from './engine/attempt-loop';
+export type { GuardWaitReason, Health, LoopResult, Refusal, ScheduledDelay } from './engine/attempt-loop';
 export {
   AttemptTimeoutError,
   BodyNotReplayableError,

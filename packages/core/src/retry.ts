@@ -238,6 +238,7 @@ async function execute<T>(fn: RetryOperation<T>, options: RetryOptions): Promise
           record: guarded.record,
           abandon: guarded.abandon,
           allowRetry: guarded.allowRetry,
+          takeWaits: guarded.takeWaits,
         }
       : {}),
   });

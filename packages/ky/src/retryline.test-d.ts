@@ -1,4 +1,4 @@
-import type { DelayReason } from '@retryline/core';
+import type { DelayReason, GuardWaitReason } from '@retryline/core';
 import ky, { type HTTPError, type Options, type ResponsePromise } from 'ky';
 import { expectTypeOf } from 'vitest';
 import { getRetryInfo, type KyRetryInfo } from './index';
@@ -39,5 +39,7 @@ export function clientOptions() {
 export function retryInfo(error: unknown, httpError: HTTPError, response: Response) {
   expectTypeOf(getRetryInfo(error)).toEqualTypeOf<KyRetryInfo | undefined>();
   expectTypeOf(getRetryInfo(httpError)?.attempts).toEqualTypeOf<number | undefined>();
-  expectTypeOf(getRetryInfo(response)?.delays[0]?.reason).toEqualTypeOf<DelayReason | undefined>();
+  expectTypeOf(getRetryInfo(response)?.delays[0]?.reason).toEqualTypeOf<
+    DelayReason | GuardWaitReason | undefined
+  >();
 }

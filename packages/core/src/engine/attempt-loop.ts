@@ -75,10 +75,15 @@ export interface Refusal {
 
 /** One wait, as reported to the caller and in `retry-scheduled` events. */
 export interface ScheduledDelay {
+  /** The retry it came before; 0 for a guard's wait before the first attempt. */
   readonly retry: number;
   readonly delay: number;
-  readonly reason: DelayReason;
+  /** A backoff or a server's hint, or a guard that held the attempt (pacing, limiter, bulkhead). */
+  readonly reason: DelayReason | GuardWaitReason;
 }
+
+/** The guards that can hold an attempt before it is sent. */
+export type GuardWaitReason = 'pacing' | 'limiter' | 'bulkhead';
 
 /** What the loop needs from its caller. */
 export interface LoopSpec<V> {
@@ -133,6 +138,13 @@ export interface LoopSpec<V> {
   settled?(summary: RequestSummary): void;
   /** Guards before each attempt (rate limiter, bulkhead, breaker): a refusal stops the request, nothing sent. */
   admit?: ((attempt: LoopAttempt) => Refusal | undefined | Promise<Refusal | undefined>) | undefined;
+  /**
+   * What the guards held the admitted attempt for, if anything (pacing, a limiter's token, a
+   * bulkhead's place): a wait like a backoff, counted in the request's delays and totalDelay.
+   */
+  takeWaits?:
+    | (() => readonly { readonly guard: GuardWaitReason; readonly ms: number }[] | undefined)
+    | undefined;
   /** Frees what `admit` took for the attempt (a bulkhead place) once it has settled. */
   release?: (() => Promise<void> | undefined) | undefined;
   /** Tells the guards how an attempt went. */
@@ -503,6 +515,11 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         if (admitted instanceof Promise) {
           refusal = await admitted;
           sentAt = clock.now();
+          // A wait is a wait (DESIGN §7): what a guard held the attempt for counts like a backoff.
+          for (const { guard, ms } of spec.takeWaits?.() ?? []) {
+            state = { ...state, totalDelay: state.totalDelay + ms };
+            delays.push({ retry: attempt - 1, delay: ms, reason: guard });
+          }
         } else refusal = admitted;
       } catch (error) {
         control?.done();

@@ -5,7 +5,7 @@
  * `retry()` and the HTTP engine use this module, so a guard behaves the same for any operation.
  */
 
-import type { Health, LoopAttempt, Refusal } from '../engine/attempt-loop';
+import type { GuardWaitReason, Health, LoopAttempt, Refusal } from '../engine/attempt-loop';
 import {
   BulkheadRejectedError,
   CircuitOpenError,
@@ -203,6 +203,8 @@ export interface GuardHooks {
   }): Promise<Refusal | undefined>;
   /** The server said the quota is spent until `until`: later requests to the key wait for it. */
   pace(until: number): Promise<void>;
+  /** What the guards held the last admitted attempt for, once: the loop counts it as a wait. */
+  takeWaits(): readonly { readonly guard: GuardWaitReason; readonly ms: number }[] | undefined;
 }
 
 // Bulkhead waiters of this realm, per store and key: a release wakes them to ask again. `gen`
@@ -253,9 +255,13 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
   let trial = false;
 
   /** Reports a wait a guard made the attempt sit out (a store that merely took time to answer is none). */
-  const waited = (attempt: number, guard: 'limiter' | 'bulkhead' | 'pacing', since: number) => {
+  let waits: Array<{ guard: GuardWaitReason; ms: number }> | undefined;
+  const waited = (attempt: number, guard: GuardWaitReason, since: number) => {
     const ms = clock.now() - since;
-    if (ms > 0) emit({ type: 'guard-wait', attempt, guard, key, waited: ms });
+    if (ms <= 0) return;
+    emit({ type: 'guard-wait', attempt, guard, key, waited: ms });
+    waits ??= [];
+    waits.push({ guard, ms });
   };
 
   /** Waits until the server's spent quota is back, if it fits the deadline and maxRetryAfter. */
@@ -468,6 +474,11 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
 
   return {
     release,
+    takeWaits() {
+      const taken = waits;
+      waits = undefined;
+      return taken;
+    },
     admit(attempt) {
       // DESIGN §7 order: pacing and limiter, bulkhead, then breaker. Nothing is sent without a pass.
       // Without a limiter or bulkhead, and with a store that answers at once (the memory store),

@@ -861,6 +861,7 @@ async function runLoop<R>(
     record: hooks?.record,
     abandon: hooks?.abandon,
     allowRetry: hooks?.allowRetry,
+    takeWaits: hooks?.takeWaits,
   });
   let result: LoopResult<R>;
   try {
