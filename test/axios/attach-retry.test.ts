@@ -2,7 +2,7 @@ import { Agent, createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import { attachRetry, getRetryInfo } from '@retryline/axios';
-import { BodyNotReplayableError, type RetrylineEvent } from '@retryline/core';
+import { BodyNotReplayableError, isRetrylineError, type RetrylineEvent } from '@retryline/core';
 import axios, {
   type AxiosAdapter,
   AxiosError,
@@ -321,7 +321,12 @@ describe('attachRetry (axios)', () => {
         headers: { 'content-type': 'text/plain' },
       }),
     );
-    expect(error).toBeInstanceOf(BodyNotReplayableError);
+    expect(axios.isAxiosError(error)).toBe(true);
+    expect((error as AxiosError).code).toBe('ERR_BODY_NOT_REPLAYABLE');
+    expect((error as AxiosError).cause).toBeInstanceOf(BodyNotReplayableError);
+    expect((error as AxiosError).message).toBe(((error as AxiosError).cause as Error).message);
+    expect((error as AxiosError).config?.url).toBe('/stream');
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 1 });
     expect(server.requests('/stream')).toHaveLength(1);
   });
 
@@ -384,6 +389,64 @@ describe('attachRetry (axios)', () => {
         instance.getUri({ ...config, url }).replace(/=[^&]*/g, '=***'),
       );
     }
+  });
+});
+
+describe('attachRetry (axios): a request refused before anything was sent rejects with an AxiosError', () => {
+  it('breaker open: ERR_CIRCUIT_OPEN, the CircuitOpenError its cause, its retryAt kept, nothing sent', async () => {
+    server.script('/broken', [{ status: 503 }]);
+    const instance = client({ retries: 0, breaker: { consecutiveFailures: 1 } });
+    await settle(instance.get('/broken'));
+    expect(server.requests('/broken')).toHaveLength(1);
+    const { error } = await settle(instance.get('/broken'));
+    expect(axios.isAxiosError(error)).toBe(true);
+    expect(error).toBeInstanceOf(AxiosError);
+    const failure = error as AxiosError & { retryAt?: number };
+    expect(failure.code).toBe('ERR_CIRCUIT_OPEN');
+    expect(isRetrylineError(failure.cause, 'CircuitOpenError')).toBe(true);
+    expect(failure.message).toBe((failure.cause as Error).message);
+    expect(failure.config?.url).toBe('/broken');
+    expect(failure.response).toBeUndefined();
+    expect(failure.retryAt).toBe((failure.cause as unknown as { retryAt: number }).retryAt);
+    expect(failure.retryAt).toBeGreaterThan(Date.now() - 1000);
+    expect(getRetryInfo(error)).toMatchObject({ stoppedBy: 'breaker', retryAt: failure.retryAt });
+    expect(server.requests('/broken')).toHaveLength(1);
+  });
+
+  it('limiter in reject mode: ERR_RATE_LIMITED, the RateLimitedError its cause, nothing sent', async () => {
+    server.script('/limited', [{ status: 200 }]);
+    const instance = client({ ...fast, limiter: { capacity: 1, refillPerSecond: 0.001, mode: 'reject' } });
+    await instance.get('/limited');
+    const { error } = await settle(instance.get('/limited'));
+    expect(axios.isAxiosError(error)).toBe(true);
+    const failure = error as AxiosError & { retryAt?: number };
+    expect(failure.code).toBe('ERR_RATE_LIMITED');
+    expect(isRetrylineError(failure.cause, 'RateLimitedError')).toBe(true);
+    expect(failure.retryAt).toBe((failure.cause as unknown as { retryAt: number }).retryAt);
+    expect(getRetryInfo(error)).toBeDefined();
+    expect(server.requests('/limited')).toHaveLength(1);
+  });
+
+  it('bulkhead full: ERR_BULKHEAD_FULL, the BulkheadRejectedError its cause, the second not sent', async () => {
+    server.script('/busy', [{ status: 200, delayMs: 300 }]);
+    const instance = client({ ...fast, bulkhead: { maxConcurrent: 1 } });
+    const [first, second] = await Promise.all([settle(instance.get('/busy')), settle(instance.get('/busy'))]);
+    expect(first.error).toBeUndefined();
+    expect(axios.isAxiosError(second.error)).toBe(true);
+    const failure = second.error as AxiosError;
+    expect(failure.code).toBe('ERR_BULKHEAD_FULL');
+    expect(isRetrylineError(failure.cause, 'BulkheadRejectedError')).toBe(true);
+    expect(failure.config?.url).toBe('/busy');
+    expect(getRetryInfo(failure)).toBeDefined();
+    expect(server.requests('/busy')).toHaveLength(1);
+  });
+
+  it('a deadline that ends the request without a response: ERR_DEADLINE', async () => {
+    server.script('/stall', [{ fault: 'stall-headers' }]);
+    const { error } = await settle(client({ ...fast, deadline: 100 }).get('/stall'));
+    expect(axios.isAxiosError(error)).toBe(true);
+    expect((error as AxiosError).code).toBe('ERR_DEADLINE');
+    expect(isRetrylineError((error as AxiosError).cause, 'DeadlineExceededError')).toBe(true);
   });
 });
 

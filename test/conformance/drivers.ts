@@ -154,6 +154,16 @@ export const axiosDriver: Driver = {
       if (error instanceof AxiosError && error.code === AxiosError.ECONNABORTED) {
         return rejected({ kind: 'timeout' });
       }
+      // A Retryline refusal comes as an AxiosError whose code names it and whose cause is Retryline's
+      // error (DESIGN §8): read as that error, so every adapter's row expects the same.
+      if (
+        error instanceof AxiosError &&
+        isRetrylineError(error.cause) &&
+        /^ERR_[A-Z_]+$/.test(error.code ?? '')
+      ) {
+        const refused = common(error.cause, signal);
+        if (refused) return rejected(refused);
+      }
       if (error instanceof AxiosError) return rejected({ kind: 'network-error' });
       const mapped = common(error, signal);
       if (mapped) return rejected(mapped);

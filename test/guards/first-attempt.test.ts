@@ -64,6 +64,8 @@ const clients: Silent[] = [
           const info = axiosRetryInfo(error);
           return { status: error.response.status, attempts: info?.attempts, stoppedBy: info?.stoppedBy };
         }
+        // A refusal is an AxiosError whose cause is Retryline's error: compared as that error.
+        if (axios.isAxiosError(error) && isRetrylineError(error.cause)) return { error: error.cause };
         return { error };
       }
     },

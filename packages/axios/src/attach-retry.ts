@@ -13,6 +13,7 @@ import {
   type PreparedHttpOptions,
   prepareHttpOptions,
   RetriesExhaustedError,
+  type RetrylineError,
   requestRetryOptions,
   resolveHttpOptions,
   revealRetryInfo,
@@ -350,6 +351,12 @@ export interface InstallOptions {
   readonly perRequest?: (config: InternalAxiosRequestConfig) => RequestHooks;
   /** The compat layer owns the `axios-retry` config key, so it must not be taken for axios-retry itself. */
   readonly ownsAxiosRetryKey?: boolean;
+  /**
+   * Whether a Retryline error the request would reject with (a refusal, a stop with no response)
+   * reaches the caller as an AxiosError whose `code` names it and whose `cause` it is (DESIGN §8).
+   * @default no: it is thrown as it is (the compat layer's axios-retry shapes)
+   */
+  readonly axiosErrors?: boolean;
 }
 
 /**
@@ -367,7 +374,7 @@ export interface InstallOptions {
  * ```
  */
 export function attachRetry(instance: AxiosInstance, options: AxiosRetryOptions = {}): () => void {
-  return installRetry(instance, options).detach;
+  return installRetry(instance, options, { axiosErrors: true }).detach;
 }
 
 /**
@@ -562,11 +569,17 @@ async function runWithRetry(
   if (copy.classes === undefined) await copy.ready;
   const classes = copy.classes ?? OWN_CLASSES;
   const hooks = install.perRequest?.(config) ?? {};
-  if (!hooks.mapError) return runRequest(instance, original, config, defaults, own, install, hooks, classes);
+  if (!hooks.mapError && !install.axiosErrors) {
+    return runRequest(instance, original, config, defaults, own, install, hooks, classes);
+  }
   try {
     return await runRequest(instance, original, config, defaults, own, install, hooks, classes);
   } catch (error) {
-    const mapped = hooks.mapError(error, classes);
+    const mapped = hooks.mapError ? hooks.mapError(error, classes) : error;
+    // Options a request got wrong are the programmer's to see as they are, not a request's failure.
+    if (install.axiosErrors && isRetrylineError(mapped) && !isRetrylineError(mapped, 'InvalidOptionsError')) {
+      throw asAxiosError(mapped, config, classes);
+    }
     // Reshaped into another error (a stop's cause): getRetryInfo still tells how the request went.
     const info = mapped === error ? undefined : errorRetryInfo(error);
     if (info && typeof mapped === 'object' && mapped !== null && !infoByResult.has(mapped)) {
@@ -574,6 +587,37 @@ async function runWithRetry(
     }
     throw mapped;
   }
+}
+
+/** The `code` of the AxiosError a Retryline error reaches the caller as, by the error's name. */
+const AXIOS_CODES: Readonly<Record<string, string>> = {
+  CircuitOpenError: 'ERR_CIRCUIT_OPEN',
+  RateLimitedError: 'ERR_RATE_LIMITED',
+  BulkheadRejectedError: 'ERR_BULKHEAD_FULL',
+  RetryBudgetExhaustedError: 'ERR_RETRY_BUDGET',
+  DeadlineExceededError: 'ERR_DEADLINE',
+  BodyNotReplayableError: 'ERR_BODY_NOT_REPLAYABLE',
+};
+
+/**
+ * A Retryline error as the caller of an axios instance gets it: an AxiosError of the instance's
+ * copy, so `axios.isAxiosError(e)` holds for every rejection. Its `code` names the guard
+ * (`ERR_CIRCUIT_OPEN` …, `ERR_RETRYLINE` for any other), its `cause` is the Retryline error, and
+ * `retryAt` is kept where it has one; `getRetryInfo()` answers for it as for the Retryline error.
+ */
+function asAxiosError(
+  error: RetrylineError,
+  config: InternalAxiosRequestConfig,
+  classes: AxiosClasses,
+): AxiosError {
+  const code = Object.hasOwn(AXIOS_CODES, error.name) ? AXIOS_CODES[error.name] : 'ERR_RETRYLINE';
+  const wrapped = new classes.AxiosError(error.message, code, config, undefined, undefined);
+  wrapped.cause = error;
+  const retryAt = (error as { retryAt?: unknown }).retryAt;
+  if (typeof retryAt === 'number') Object.assign(wrapped, { retryAt });
+  const info = errorRetryInfo(error);
+  if (info) infoByResult.set(wrapped, info);
+  return wrapped;
 }
 
 /**
