@@ -108,16 +108,16 @@ describe('createRunner', () => {
     const run = runnerFor(fake, events);
     const attempt = () => run(SCRIPT, 'budgetRetry', 'k', 'p:budget:k', Date.now(), []);
 
-    let started = Date.now();
+    const started = Date.now();
     await expect(attempt()).rejects.toMatchObject({
       name: 'StoreUnavailableError',
       message: expect.stringContaining('Redis answered nothing for 40 ms'),
     });
     expect(Date.now() - started).toBeGreaterThanOrEqual(35);
-    started = Date.now();
+    // Failing at once is shown by count, not by a time on a busy machine: none of these five went
+    // to Redis, and none waited for a timeout of its own (each would have sent a command).
     for (let i = 0; i < 5; i++) await expect(attempt()).rejects.toMatchObject({ operation: 'budgetRetry' });
-    expect(Date.now() - started).toBeLessThan(100);
-    expect(fake.calls).toHaveLength(1); // none of those five went to Redis
+    expect(fake.calls).toHaveLength(1);
 
     await sleep(310); // the probe is due: it times out too, and the next is 300 ms later
     await expect(attempt()).rejects.toMatchObject({ name: 'StoreUnavailableError' });
