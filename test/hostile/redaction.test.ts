@@ -42,6 +42,10 @@ const BODIES: ReadonlyArray<readonly [string, (length: number) => string]> = [
   ['http://', run('http://', '@')],
 ];
 
+// Linear settles measure about 1–10× from 10 KB to 100 KB, quadratic ones about 70–100× (the old
+// scanner: 69.6× through retry()); a busy machine stretches the first, so the limit sits between.
+const RATIO_LIMIT = 40;
+
 // One retry, 1 ms apart: as fast as a retried request gets.
 const fast = { retries: 1, backoff: { strategy: 'constant', base: 1 }, jitter: 'none' } as const;
 
@@ -143,12 +147,12 @@ describe.each(clients)('a server error page as an error message (%s)', (_client,
   // A quadratic redaction blocks the event loop for tens of seconds per 100 KB settle: the timeout
   // leaves room for the ratio to be measured and reported rather than the test to time out.
   it.each(BODIES)(
-    'settles, and 100 KB of %s costs at most ~20× 10 KB',
+    'settles, and 100 KB of %s costs at most ~40× 10 KB',
     { timeout: 180_000 },
     async (body, make) => {
       const events = listen();
       const ratio = await settleRatio(client, make);
-      expect(ratio).toBeLessThanOrEqual(20);
+      expect(ratio).toBeLessThanOrEqual(RATIO_LIMIT);
       // The body did reach the events, cut to MAX_MESSAGE_LENGTH (a run of @ is masked whole first:
       // whatever stands before an @ may be a password).
       const reported = messages(events);

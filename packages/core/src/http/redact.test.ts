@@ -367,6 +367,13 @@ describe('redactText', () => {
 });
 
 /**
+ * Linear work measures about 10× from 10 KB to 100 KB, quadratic about 100×; a busy machine
+ * stretches the first toward 20× (one clean-clone run measured 20.03 on a hostile case), so the
+ * limit sits well between the two.
+ */
+const RATIO_LIMIT = 40;
+
+/**
  * How many times longer `redact` takes on 100 KB of `make`'s text than on 10 KB: about 10 when it
  * is linear, about 100 when quadratic. A ratio, not a time, so a slow machine does not fail it. Each
  * round times ten 10 KB calls and one 100 KB call back to back, the same amount of text, so a busy
@@ -428,16 +435,16 @@ const HOSTILE_TEXTS: ReadonlyArray<readonly [string, (length: number) => string]
 ];
 
 describe('redaction runs in linear time on hostile text', () => {
-  it.each(HOSTILE_TEXTS)('redactText: 100 KB of %s costs at most ~20× 10 KB', (_name, make) => {
-    expect(costRatio(make, redactText)).toBeLessThanOrEqual(20);
+  it.each(HOSTILE_TEXTS)('redactText: 100 KB of %s costs at most ~40× 10 KB', (_name, make) => {
+    expect(costRatio(make, redactText)).toBeLessThanOrEqual(RATIO_LIMIT);
   });
 
-  it.each(HOSTILE_TEXTS)('redactUrl: 100 KB of %s costs at most ~20× 10 KB', (_name, make) => {
-    expect(costRatio(make, redactUrl)).toBeLessThanOrEqual(20);
-    expect(costRatio((length) => `http://h/${make(length)}`, redactUrl)).toBeLessThanOrEqual(20);
+  it.each(HOSTILE_TEXTS)('redactUrl: 100 KB of %s costs at most ~40× 10 KB', (_name, make) => {
+    expect(costRatio(make, redactUrl)).toBeLessThanOrEqual(RATIO_LIMIT);
+    expect(costRatio((length) => `http://h/${make(length)}`, redactUrl)).toBeLessThanOrEqual(RATIO_LIMIT);
   });
 
-  it.each(HOSTILE_TEXTS)('summarizeError: 100 KB of %s costs at most ~20× 10 KB', (_name, make) => {
-    expect(costRatio(make, (text) => summarizeError(new Error(text)))).toBeLessThanOrEqual(20);
+  it.each(HOSTILE_TEXTS)('summarizeError: 100 KB of %s costs at most ~40× 10 KB', (_name, make) => {
+    expect(costRatio(make, (text) => summarizeError(new Error(text)))).toBeLessThanOrEqual(RATIO_LIMIT);
   });
 });
