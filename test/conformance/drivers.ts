@@ -2,6 +2,7 @@ import { attachRetry, getRetryInfo as axiosRetryInfo } from '@retryline/axios';
 import {
   type HttpRetryOptions,
   isRetrylineError,
+  type RetryInfo,
   type RetrylineEvent,
   type StoppedBy,
 } from '@retryline/core';
@@ -23,8 +24,8 @@ export type Outcome =
   | { readonly kind: 'retryline-error'; readonly name: string; readonly retryAt?: number };
 
 /**
- * What the adapter's own `getRetryInfo()` says of the result the caller got (the Response, the
- * AxiosError, ky's HTTPError, or the error thrown): how it ended, and why no retry followed.
+ * What a scenario expects of the adapter's own `getRetryInfo()` for the result the caller got (the
+ * Response, the AxiosError, ky's HTTPError, or the error thrown), as far as it says.
  */
 export interface RetryInfoView {
   readonly attempts?: number | undefined;
@@ -40,7 +41,8 @@ export interface DriverResult {
   /** Whether the client's promise resolved or rejected: each client has its own convention. */
   readonly settled: 'resolved' | 'rejected';
   readonly events: RetrylineEvent[];
-  readonly info: RetryInfoView | undefined;
+  /** What the adapter's `getRetryInfo()` says of the result: one type for every adapter. */
+  readonly info: RetryInfo | undefined;
 }
 
 export interface DriverRequest {

@@ -1,22 +1,19 @@
 import {
   encodeFormData,
-  errorRetryInfo,
-  type HttpErrorRetryInfo,
-  type HttpRetryInfo,
   type HttpRetryOptions,
   InvalidOptionsError,
   invalid,
   isRetrylineError,
   keepRetryInfo,
-  keptRetryInfo,
   mergeOptions,
   type PreparedHttpOptions,
   prepareHttpOptions,
   RetriesExhaustedError,
+  type RetryInfo,
   type RetrylineError,
   requestRetryOptions,
   resolveHttpOptions,
-  revealRetryInfo,
+  retryInfoOf,
   runHttpRequest,
 } from '@retryline/core';
 import axios, {
@@ -50,7 +47,6 @@ interface Answered {
 }
 
 const ATTACHED = Symbol.for('retryline.axios.attached');
-const infoByResult = new WeakMap<object, Partial<HttpRetryInfo> | HttpErrorRetryInfo>();
 // Retryline's wrapped adapters, each with the adapter it wraps. A config sent again (a token
 // refreshed on a 401, then `instance(error.config)`) still names the wrapper as its adapter; it is
 // unwrapped, not wrapped again, so its retries do not multiply (3 × 3 sends).
@@ -58,20 +54,23 @@ const wrappedAdapters = new WeakMap<AxiosAdapter, AxiosAdapter>();
 const warned = new WeakSet<AxiosInstance>();
 
 /**
- * How the request behind an axios response or error went: attempts, total delay, each wait and why.
- * `undefined` when the request did not go through Retryline.
+ * How a request through an instance with Retryline went: attempts, total delay, each wait and why,
+ * how it ended (`outcome`) and why no retry followed (`stoppedBy`). Give it what the request ended
+ * with: its response, or whatever it rejected with (the last attempt's `AxiosError`, the
+ * `AxiosError` standing for a Retryline refusal, the `ECONNABORTED` of a per-attempt timeout, or the
+ * `CanceledError` of the caller's abort, `outcome: 'aborted'`, each made for its request alone).
+ * `undefined` for anything else, and for a cancel axios made before Retryline saw the request (a
+ * signal already aborted). A `CancelToken`'s reason, which one token gives every request it
+ * cancels, answers only while exactly one request has ended with it.
+ *
+ * @example
+ * ```ts
+ * const response = await api.get('/orders');
+ * console.log(getRetryInfo(response)?.attempts);
+ * ```
  */
-export function getRetryInfo(
-  responseOrError: unknown,
-): Partial<HttpRetryInfo> | HttpErrorRetryInfo | undefined {
-  return typeof responseOrError === 'object' && responseOrError !== null
-    ? revealRetryInfo(
-        keptRetryInfo<Partial<HttpRetryInfo>>(responseOrError) ??
-          infoByResult.get(responseOrError) ??
-          // What the engine threw as it is (a deadline, a breaker, a POST's reset): its own account.
-          errorRetryInfo(responseOrError),
-      )
-    : undefined;
+export function getRetryInfo(responseOrError: unknown): RetryInfo | undefined {
+  return retryInfoOf(responseOrError);
 }
 
 // A URL with a scheme (`https://…`) or protocol-relative (`//host/…`): axios sends it as it is.
@@ -581,10 +580,7 @@ async function runWithRetry(
       throw asAxiosError(mapped, config, classes);
     }
     // Reshaped into another error (a stop's cause): getRetryInfo still tells how the request went.
-    const info = mapped === error ? undefined : errorRetryInfo(error);
-    if (info && typeof mapped === 'object' && mapped !== null && !infoByResult.has(mapped)) {
-      infoByResult.set(mapped, info);
-    }
+    if (mapped !== error) keepRetryInfo(mapped, retryInfoOf(error));
     throw mapped;
   }
 }
@@ -615,8 +611,7 @@ function asAxiosError(
   wrapped.cause = error;
   const retryAt = (error as { retryAt?: unknown }).retryAt;
   if (typeof retryAt === 'number') Object.assign(wrapped, { retryAt });
-  const info = errorRetryInfo(error);
-  if (info) infoByResult.set(wrapped, info);
+  keepRetryInfo(wrapped, retryInfoOf(error));
   return wrapped;
 }
 
@@ -740,6 +735,8 @@ async function runRequest(
     return answered.refused ?? undefined;
   };
 
+  // How the request went, when the engine rejects: what a CanceledError made here answers with.
+  let stopped: RetryInfo | undefined;
   try {
     const { response: answered, info } = await runHttpRequest<Answered>({
       client: 'axios',
@@ -799,6 +796,9 @@ async function runRequest(
         return error && asReceivedError(error);
       },
       redirected: followedRedirect,
+      ended: (info) => {
+        stopped = info;
+      },
       ...(hooks.judgeUnknown ? { judgeUnknown: hooks.judgeUnknown } : {}),
       discard({ response }) {
         // A streamed body holds its socket until consumed or destroyed.
@@ -813,21 +813,20 @@ async function runRequest(
     else if (config.responseType === 'stream') followAbort(answered.response);
     const error = failure(answered);
     if (error) {
-      infoByResult.set(error, info);
+      keepRetryInfo(error, info);
       if (info.outcome === 'exhausted' && hooks.onExhausted) {
         const { onExhausted } = hooks;
         await whileReceived(error, () => onExhausted(error, info.attempts - 1));
       }
       throw error;
     }
-    // Kept on the response itself (a WeakMap entry per response costs a request microseconds);
-    // errors, logged far more often, keep theirs in the WeakMap, out of sight.
+    // Kept on the response itself (a WeakMap entry per response costs a request microseconds).
     keepRetryInfo(answered.response, info);
     return answered.response;
   } catch (error) {
     // Transport failures that outlast the retries reject with axios's own error, as axios would.
     if (error instanceof RetriesExhaustedError && axios.isAxiosError(error.cause)) {
-      infoByResult.set(error.cause, exhaustedInfo(error));
+      keepRetryInfo(error.cause, retryInfoOf(error));
       await hooks.onExhausted?.(error.cause, error.attempts - 1);
       throw error.cause;
     }
@@ -844,27 +843,23 @@ async function runRequest(
         undefined,
       );
       timeout.cause = error as Error;
-      const info = exhausted ? exhaustedInfo(error) : errorRetryInfo(error);
-      if (info) infoByResult.set(timeout, info);
+      keepRetryInfo(timeout, retryInfoOf(error));
       if (exhausted) await hooks.onExhausted?.(timeout, error.attempts - 1);
       throw timeout;
     }
     if (signal?.aborted && error === signal.reason) {
-      // A CancelToken's reason is axios's own CanceledError, with the message it was given.
-      throw axios.isCancel(error) ? error : new classes.CanceledError(undefined, config);
+      // A CancelToken's reason is axios's own CanceledError, with the message it was given: one
+      // token may cancel many requests, so core answers for it as for any shared reason. Any other
+      // abort rejects with a CanceledError of this request's own, which answers for it.
+      if (axios.isCancel(error)) throw error;
+      const canceled = new classes.CanceledError(undefined, config);
+      keepRetryInfo(canceled, stopped);
+      throw canceled;
     }
     throw error;
   } finally {
     cancellation?.stop();
   }
-}
-
-/**
- * What `getRetryInfo()` says of the axios error a RetriesExhaustedError is turned into: the
- * engine's whole account (waits and outcome too), as for an HTTP failure.
- */
-function exhaustedInfo(error: RetriesExhaustedError): Partial<HttpRetryInfo> | HttpErrorRetryInfo {
-  return errorRetryInfo(error) ?? { attempts: error.attempts, totalDelay: error.totalDelay };
 }
 
 /**

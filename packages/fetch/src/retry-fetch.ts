@@ -1,17 +1,14 @@
 import {
   encodeFormData,
-  errorRetryInfo,
   type HeaderSource,
   type HttpAttempt,
-  type HttpErrorRetryInfo,
   type HttpExchange,
-  type HttpRetryInfo,
   type HttpRetryOptions,
   invalid,
   keepRetryInfo,
-  keptRetryInfo,
   prepareHttpOptions,
-  revealRetryInfo,
+  type RetryInfo,
+  retryInfoOf,
   runHttpRequest,
 } from '@retryline/core';
 
@@ -33,10 +30,17 @@ export interface RetryRequestInit extends RequestInit {
 export type RetryFetch = (input: RequestInfo | URL, init?: RetryRequestInit) => Promise<Response>;
 
 /**
- * How the request behind `response` went: attempts, total delay, each wait and why. Given the error
- * a `retryFetch` call rejected with, how that request went and why it stopped (`exhausted`,
- * `deadline` …). `undefined` for anything that did not come through `retryFetch`, and for the
- * caller's own abort reason (one reason may end many requests).
+ * How a `retryFetch` request went: attempts, total delay, each wait and why, how it ended
+ * (`outcome`) and why no retry followed (`stoppedBy`). Give it what the call ended with:
+ *
+ * - the `Response` it resolved with (a success, or the last failed response, whatever stopped the
+ *   retries);
+ * - the error it rejected with (`RetriesExhaustedError`, fetch's own error, a guard's refusal …);
+ * - the caller's abort reason it rejected with (`outcome: 'aborted'`). One reason may end many
+ *   requests (one controller for a page): it answers only while exactly one request has ended with
+ *   it, and `undefined` once a second has, since it cannot say which one is meant.
+ *
+ * `undefined` for anything that did not come through `retryFetch`.
  *
  * @example
  * ```ts
@@ -44,13 +48,8 @@ export type RetryFetch = (input: RequestInfo | URL, init?: RetryRequestInit) => 
  * console.log(getRetryInfo(response)?.attempts);
  * ```
  */
-export function getRetryInfo(response: Response): HttpRetryInfo | undefined;
-export function getRetryInfo(error: unknown): HttpRetryInfo | HttpErrorRetryInfo | undefined;
-export function getRetryInfo(responseOrError: unknown): HttpRetryInfo | HttpErrorRetryInfo | undefined {
-  if (typeof Response !== 'undefined' && responseOrError instanceof Response) {
-    return revealRetryInfo(keptRetryInfo<HttpRetryInfo>(responseOrError));
-  }
-  return errorRetryInfo(responseOrError);
+export function getRetryInfo(responseOrError: unknown): RetryInfo | undefined {
+  return retryInfoOf(responseOrError);
 }
 
 // Bodies fetch can send again from the same value: each call extracts a fresh copy.
@@ -234,7 +233,7 @@ export function retryFetch(
 const NO_INIT: RequestInit = Object.freeze({});
 
 /** A settled request's response, its retry info kept for `getRetryInfo`. */
-function settled({ response, info }: { response: Response; info: HttpRetryInfo }): Response {
+function settled({ response, info }: { response: Response; info: RetryInfo }): Response {
   keepRetryInfo(response, info);
   return response;
 }

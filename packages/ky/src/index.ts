@@ -1,19 +1,30 @@
 export {
   BodyNotReplayableError,
+  type Bulkhead,
   BulkheadRejectedError,
+  bulkhead,
+  type CircuitBreaker,
   CircuitOpenError,
+  circuitBreaker,
   DeadlineExceededError,
-  type HttpRetryInfo,
   InvalidOptionsError,
   isRetrylineError,
   type MemoryStore,
   memoryStore,
+  type Pacing,
+  pacing,
   RateLimitedError,
+  type RateLimiter,
   RetriesExhaustedError,
   RetryAfterTooLongError,
+  type RetryBudget,
   RetryBudgetExhaustedError,
+  type RetryInfo,
   RetrylineError,
+  rateLimiter,
+  retryBudget,
+  type StoppedBy,
   type Store,
 } from '@retryline/core';
-export { getRetryInfo, type KyRetryInfo } from './retry-info';
+export { getRetryInfo } from './retry-info';
 export { type KyRequestRetryOptions, type KyRetryOptions, retryline } from './retryline';

@@ -1,7 +1,7 @@
 import type { DelayReason, GuardWaitReason } from '@retryline/core';
 import ky, { type HTTPError, type Options, type ResponsePromise } from 'ky';
 import { expectTypeOf } from 'vitest';
-import { getRetryInfo, type KyRetryInfo } from './index';
+import { getRetryInfo, type RetryInfo } from './index';
 import { type KyRequestRetryOptions, retryline } from './retryline';
 
 // Type-checked by `pnpm typecheck`, never run: nothing here sends a request.
@@ -37,7 +37,7 @@ export function clientOptions() {
 }
 
 export function retryInfo(error: unknown, httpError: HTTPError, response: Response) {
-  expectTypeOf(getRetryInfo(error)).toEqualTypeOf<KyRetryInfo | undefined>();
+  expectTypeOf(getRetryInfo(error)).toEqualTypeOf<RetryInfo | undefined>();
   expectTypeOf(getRetryInfo(httpError)?.attempts).toEqualTypeOf<number | undefined>();
   expectTypeOf(getRetryInfo(response)?.delays[0]?.reason).toEqualTypeOf<
     DelayReason | GuardWaitReason | undefined

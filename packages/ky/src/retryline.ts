@@ -1,8 +1,7 @@
-import { type HttpRetryOptions, invalid } from '@retryline/core';
-import { getRetryInfo as getFetchRetryInfo, retryFetch } from '@retryline/fetch';
+import { type HttpRetryOptions, invalid, keepRetryInfo, retryInfoOf } from '@retryline/core';
+import { retryFetch } from '@retryline/fetch';
 import type { BeforeRetryHook, Input, Options } from 'ky';
 import { toKyError } from './ky-error';
-import { attachRetryInfo } from './retry-info';
 
 /**
  * Per-request Retryline options, given to ky as `retryline`: laid over the client's options from
@@ -114,10 +113,11 @@ export function retryline(options: KyRetryOptions = {}): Options {
         undefined,
         (error: unknown) => {
           const signal = rest.signal ?? (input instanceof Request ? input.signal : undefined);
-          // The caller's abort reason goes back as it is; one reason may end many requests.
+          // The caller's abort reason goes back as it is (its retry info is core's to give: one
+          // reason may end many requests).
           if (signal?.aborted && error === signal.reason) throw error;
           const thrown = toKyError(error, input);
-          attachRetryInfo(thrown, getFetchRetryInfo(error));
+          if (thrown !== error) keepRetryInfo(thrown, retryInfoOf(error));
           throw thrown;
         },
       );
