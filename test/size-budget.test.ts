@@ -4,7 +4,7 @@
 // test/size-budget.test.ts`. `node bench/size.mjs` prints the same numbers next to the peer libraries.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { bundleSize, ENTRY_POINTS } from '../bench/lib/bundle-size.mjs';
+import { bundleSize, ENTRY_POINTS, OPT_IN_GUARD_MODULES, sourceBundle } from '../bench/lib/bundle-size.mjs';
 
 const budgetFile = JSON.parse(
   readFileSync(new URL('../bench/size-budget.json', import.meta.url), 'utf8'),
@@ -43,4 +43,38 @@ describe('size budget', () => {
       ).toBeLessThanOrEqual(budget as number);
     });
   }
+});
+
+// DESIGN §7 and §11: guards are values, and a bundle carries only those it imports. Shown from the
+// size bench's module breakdown (bench/size.mjs prints the same list), and from the bundle's text.
+describe('what a default retryFetch carries', () => {
+  const entry = (names: string) => `export { ${names} } from './packages/fetch/src/index.ts';`;
+  // Words only each guard's code holds: its refusal messages.
+  const MARKS = ['the circuit breaker for', 'the rate limiter for', 'the bulkhead for', 'the quota for'];
+
+  it('the retry budget, and no breaker, limiter, bulkhead or pacing code', async () => {
+    const { modules, text } = await sourceBundle(entry('retryFetch'));
+    const paths = modules.map((module) => module.path);
+    expect(paths).toContain('packages/core/src/guard/retry-budget.ts');
+    expect(paths.filter((path) => OPT_IN_GUARD_MODULES.includes(path))).toEqual([]);
+    for (const mark of MARKS) expect(text, mark).not.toContain(mark);
+  });
+
+  it.each([
+    ['circuitBreaker', ['packages/core/src/guard/breaker.ts'], 'the circuit breaker for'],
+    [
+      'rateLimiter',
+      ['packages/core/src/guard/rate-limiter.ts', 'packages/core/src/guard/token-bucket.ts'],
+      'the rate limiter for',
+    ],
+    ['bulkhead', ['packages/core/src/guard/bulkhead.ts'], 'the bulkhead for'],
+    ['pacing', ['packages/core/src/guard/pacing.ts', 'packages/core/src/http/quota.ts'], 'the quota for'],
+  ])('importing %s brings its code, and only its own', async (factory, own, mark) => {
+    const { modules, text } = await sourceBundle(entry(`retryFetch, ${factory}`));
+    const carried = modules
+      .map((module) => module.path)
+      .filter((path) => OPT_IN_GUARD_MODULES.includes(path));
+    expect(carried.sort()).toEqual([...own].sort());
+    expect(text).toContain(mark);
+  });
 });

@@ -15,9 +15,11 @@ export interface EntryPoint {
 }
 
 export interface BundleSize {
+  /** The minified bundle. */
+  text: string;
   minBytes: number;
   gzipBytes: number;
-  /** Each input file's bytes in the minified output, largest first. */
+  /** Each input file's bytes in the minified output, largest first (none of 0 bytes). */
   modules: { path: string; bytes: number }[];
 }
 
@@ -28,3 +30,7 @@ export function bundleSize(
   options?: { external?: string[]; platform?: 'browser' | 'node' | 'neutral' },
 ): Promise<BundleSize>;
 export function measure(result: unknown): BundleSize;
+/** Bundles `contents` from TypeScript source, to tell which source modules it carries. */
+export function sourceBundle(contents: string): Promise<BundleSize>;
+/** The guard modules a default `retryFetch` must not carry. */
+export const OPT_IN_GUARD_MODULES: string[];

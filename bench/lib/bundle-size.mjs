@@ -36,6 +36,13 @@ export const ENTRY_POINTS = [
     contents: "export { computeDelay } from '@retryline/core';",
     external: [],
   },
+  // Each guard factory on top of a default retryFetch: what importing it costs (DESIGN §11).
+  ...['circuitBreaker', 'rateLimiter', 'bulkhead', 'pacing'].map((factory) => ({
+    name: `@retryline/fetch (retryFetch + ${factory})`,
+    kind: 'retryline',
+    contents: `export { retryFetch, ${factory} } from '@retryline/fetch';`,
+    external: [],
+  })),
   {
     name: '@retryline/axios (attachRetry)',
     kind: 'retryline',
@@ -82,6 +89,40 @@ export const ENTRY_POINTS = [
 ];
 
 /**
+ * Bundles `contents` from TypeScript source, `@retryline/core` pointed at its source too, to tell
+ * which source modules an import carries (the dist files are flat bundles). Same options as
+ * {@link bundleSize}, so totals match the dist rows to within a few bytes.
+ */
+export async function sourceBundle(contents) {
+  return measure(
+    await build({
+      stdin: { contents, resolveDir: REPO_ROOT, loader: 'js' },
+      absWorkingDir: REPO_ROOT,
+      alias: { '@retryline/core': './packages/core/src/index.ts' },
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    }),
+  );
+}
+
+/** The guard modules a default `retryFetch` must not carry (DESIGN §7: guards are imported values). */
+export const OPT_IN_GUARD_MODULES = [
+  'packages/core/src/guard/breaker.ts',
+  'packages/core/src/guard/rate-limiter.ts',
+  'packages/core/src/guard/token-bucket.ts',
+  'packages/core/src/guard/bulkhead.ts',
+  'packages/core/src/guard/pacing.ts',
+  'packages/core/src/guard/local-store.ts',
+  'packages/core/src/http/quota.ts',
+];
+
+/**
  * Bundles `contents` (ESM source) as an app would ship it and measures the result.
  * Returns `{ minBytes, gzipBytes, modules }`, where `modules` lists each input file's share of the
  * minified output (`bytesInOutput`), largest first, with paths relative to the repository root.
@@ -113,8 +154,10 @@ export function measure(result) {
   const inputs = outputs.flatMap((out) => Object.entries(out.inputs));
   const modules = inputs
     .map(([path, { bytesInOutput }]) => ({ path, bytes: bytesInOutput }))
+    .filter(({ bytes }) => bytes > 0)
     .sort((a, b) => b.bytes - a.bytes || a.path.localeCompare(b.path));
   return {
+    text: output.text,
     minBytes: output.contents.byteLength,
     gzipBytes: gzipSync(output.contents, { level: 9 }).byteLength,
     modules,

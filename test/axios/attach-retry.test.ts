@@ -2,7 +2,14 @@ import { Agent, createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import { attachRetry, getRetryInfo } from '@retryline/axios';
-import { BodyNotReplayableError, isRetrylineError, type RetrylineEvent } from '@retryline/core';
+import {
+  BodyNotReplayableError,
+  bulkhead,
+  circuitBreaker,
+  isRetrylineError,
+  type RetrylineEvent,
+  rateLimiter,
+} from '@retryline/core';
 import axios, {
   type AxiosAdapter,
   AxiosError,
@@ -395,7 +402,7 @@ describe('attachRetry (axios)', () => {
 describe('attachRetry (axios): a request refused before anything was sent rejects with an AxiosError', () => {
   it('breaker open: ERR_CIRCUIT_OPEN, the CircuitOpenError its cause, its retryAt kept, nothing sent', async () => {
     server.script('/broken', [{ status: 503 }]);
-    const instance = client({ retries: 0, breaker: { consecutiveFailures: 1 } });
+    const instance = client({ retries: 0, breaker: circuitBreaker({ consecutiveFailures: 1 }) });
     await settle(instance.get('/broken'));
     expect(server.requests('/broken')).toHaveLength(1);
     const { error } = await settle(instance.get('/broken'));
@@ -415,7 +422,10 @@ describe('attachRetry (axios): a request refused before anything was sent reject
 
   it('limiter in reject mode: ERR_RATE_LIMITED, the RateLimitedError its cause, nothing sent', async () => {
     server.script('/limited', [{ status: 200 }]);
-    const instance = client({ ...fast, limiter: { capacity: 1, refillPerSecond: 0.001, mode: 'reject' } });
+    const instance = client({
+      ...fast,
+      limiter: rateLimiter({ capacity: 1, refillPerSecond: 0.001, mode: 'reject' }),
+    });
     await instance.get('/limited');
     const { error } = await settle(instance.get('/limited'));
     expect(axios.isAxiosError(error)).toBe(true);
@@ -429,7 +439,7 @@ describe('attachRetry (axios): a request refused before anything was sent reject
 
   it('bulkhead full: ERR_BULKHEAD_FULL, the BulkheadRejectedError its cause, the second not sent', async () => {
     server.script('/busy', [{ status: 200, delayMs: 300 }]);
-    const instance = client({ ...fast, bulkhead: { maxConcurrent: 1 } });
+    const instance = client({ ...fast, bulkhead: bulkhead({ maxConcurrent: 1 }) });
     const [first, second] = await Promise.all([settle(instance.get('/busy')), settle(instance.get('/busy'))]);
     expect(first.error).toBeUndefined();
     expect(axios.isAxiosError(second.error)).toBe(true);

@@ -291,3 +291,40 @@ describe('compat and axios-retry: the one deliberate difference', () => {
     expect(decided.attempts).toBe(4);
   });
 });
+
+describe('compat and axios-retry in an outage: the retry budget never changes what the caller gets', () => {
+  it('60 concurrent GETs against an always-503 server: every rejection is the AxiosError with its 503, from both', async () => {
+    server.script('/outage', [{ status: 503, body: 'down' }]);
+    const seen: Record<string, { sent: number; shapes: string[]; stoppedBy: string[] }> = {};
+    for (const library of LIBRARIES) {
+      server.clear();
+      server.script('/outage', [{ status: 503, body: 'down' }]);
+      // One instance per library, made once, as an app makes it; the defaults of each.
+      const instance = axios.create({ baseURL: server.url });
+      install(library, instance);
+      const results = await Promise.all(Array.from({ length: 60 }, () => settle(instance.get('/outage'))));
+      seen[library] = {
+        sent: server.requests('/outage').length,
+        shapes: [
+          ...new Set(
+            results.map(({ value, error }) =>
+              value !== undefined
+                ? 'resolved'
+                : `${axios.isAxiosError(error)} ${(error as AxiosError).response?.status} ${(error as AxiosError).response?.data}`,
+            ),
+          ),
+        ],
+        stoppedBy: [...new Set(results.map(({ error }) => getRetryInfo(error)?.stoppedBy ?? '-'))].sort(),
+      };
+    }
+    // The same error type from both, for every caller: an AxiosError holding the last 503 and its body.
+    expect(seen['axios-retry']?.shapes).toEqual(['true 503 down']);
+    expect(seen.compat?.shapes).toEqual(['true 503 down']);
+    // axios-retry retries every request 3 times at once; compat's budget allows 0.1 × 60 requests +
+    // 10/s × 10 s = 106 retries in all, then stops each request at its next retry, and
+    // getRetryInfo says so.
+    expect(seen['axios-retry']?.sent).toBe(240);
+    expect(seen.compat?.sent).toBe(60 + 106);
+    expect(seen.compat?.stoppedBy).toEqual(['budget']);
+  });
+});

@@ -1,4 +1,12 @@
-import { type HttpRetryOptions, memoryStore, type RetrylineEvent } from '@retryline/core';
+import {
+  bulkhead,
+  circuitBreaker,
+  type HttpRetryOptions,
+  memoryStore,
+  type RetrylineEvent,
+  rateLimiter,
+  retryBudget,
+} from '@retryline/core';
 import { expect } from 'vitest';
 import { type AttemptRecord, httpDate, type Step } from '../support/fault-server';
 import type { Driver, Outcome, RetryInfoView } from './drivers';
@@ -18,6 +26,9 @@ export const base: HttpRetryOptions = {
   backoff: { strategy: 'constant', base: 20 },
   jitter: 'none',
 };
+
+/** A retry budget that refuses every retry: the first failure stops with `stoppedBy: 'budget'`. */
+export const spentBudget = (): HttpRetryOptions => ({ budget: retryBudget({ ratio: 0, minPerSecond: 0 }) });
 
 export interface Context {
   readonly outcome: Outcome;
@@ -40,7 +51,11 @@ export interface Scenario {
   readonly refused?: boolean;
   readonly body?: string;
   readonly headers?: Record<string, string>;
-  readonly options?: HttpRetryOptions;
+  /**
+   * The client's options; a function for options holding guard values, so that each run has guards
+   * of its own (a guard value is one guard, wherever it is given).
+   */
+  readonly options?: HttpRetryOptions | (() => HttpRetryOptions);
   readonly perCall?: HttpRetryOptions | false;
   /** Abort this long after the first retry is scheduled. */
   readonly abortInWait?: number;
@@ -272,7 +287,7 @@ export const scenarios: Scenario[] = [
   {
     name: 'guard: a spent retry budget stops a 503 after one attempt → that 503, stoppedBy budget',
     steps: () => [s(503), ok],
-    options: { budget: { ratio: 0, minPerSecond: 0 } },
+    options: spentBudget,
     outcome: { kind: 'response', status: 503 },
     info: { attempts: 1, outcome: 'budget-exhausted', stoppedBy: 'budget' },
     attempts: 1,
@@ -287,18 +302,19 @@ export const scenarios: Scenario[] = [
   {
     name: 'guard: a per-call budget: false overrides the client’s spent budget',
     steps: () => [s(503), ok],
-    options: { budget: { ratio: 0, minPerSecond: 0 } },
+    options: spentBudget,
     perCall: { budget: false },
     outcome: { kind: 'response', status: 200 },
     attempts: 2,
   },
   {
-    name: 'guard: a breaker opened by the first 503 refuses the retry with CircuitOpenError, nothing sent',
+    name: 'guard: a breaker opened by the first 503 refuses the retry, nothing sent: the 503 handed back, stoppedBy breaker',
     steps: () => [s(503), ok],
-    options: { breaker: { consecutiveFailures: 1, openMs: 60_000 } },
-    outcome: { kind: 'retryline-error', name: 'CircuitOpenError' },
+    options: () => ({ breaker: circuitBreaker({ consecutiveFailures: 1, openMs: 60_000 }) }),
+    outcome: { kind: 'response', status: 503 },
+    info: { attempts: 1, outcome: 'breaker-open', stoppedBy: 'breaker' },
     attempts: 1,
-    check: ({ events, madeAt }) => {
+    check: ({ events, madeAt, info }) => {
       expect(events.filter((e) => e.type === 'breaker-state')).toMatchObject([
         { from: 'closed', to: 'open' },
       ]);
@@ -309,23 +325,32 @@ export const scenarios: Scenario[] = [
         'attempt-end',
         'breaker-state',
       ]);
-      expect(events.at(-1)).toMatchObject({ type: 'request-end', outcome: 'breaker-open' });
+      expect(events.at(-1)).toMatchObject({ type: 'request-end', outcome: 'breaker-open', status: 503 });
       const refused = events.at(-1) as { error?: { name: string } };
       expect(refused.error?.name).toBe('CircuitOpenError');
-      expect(madeAt).toBeGreaterThan(0);
+      // When the breaker lets a trial through: openMs after it opened.
+      expect(info?.retryAt ?? 0).toBeGreaterThanOrEqual(madeAt + 60_000);
     },
   },
   {
-    name: "guard: a limiter in 'reject' mode with one token refuses the retry with RateLimitedError",
+    name: "guard: a limiter in 'reject' mode with one token refuses the retry: the 503 handed back, stoppedBy limiter",
     steps: () => [s(503), ok],
-    options: { limiter: { capacity: 1, refillPerSecond: 0.01, mode: 'reject' } },
-    outcome: { kind: 'retryline-error', name: 'RateLimitedError' },
+    options: () => ({ limiter: rateLimiter({ capacity: 1, refillPerSecond: 0.01, mode: 'reject' }) }),
+    outcome: { kind: 'response', status: 503 },
+    info: { attempts: 1, outcome: 'rate-limited', stoppedBy: 'limiter' },
     attempts: 1,
+    check: ({ events }) =>
+      expect(events.at(-1)).toMatchObject({
+        type: 'request-end',
+        outcome: 'rate-limited',
+        status: 503,
+        error: { name: 'RateLimitedError' },
+      }),
   },
   {
     name: "guard: a limiter in 'wait' mode holds the retry until a token is back (5/s → ≥ 200 ms)",
     steps: () => [s(503), ok],
-    options: { limiter: { capacity: 1, refillPerSecond: 5 } },
+    options: () => ({ limiter: rateLimiter({ capacity: 1, refillPerSecond: 5 }) }),
     outcome: { kind: 'response', status: 200 },
     attempts: 2,
     // Timed where the limiter is, in the client: the server's arrival times also carry each
@@ -339,7 +364,7 @@ export const scenarios: Scenario[] = [
   {
     name: 'guard: a bulkhead of one place lets a request and its retries through, one attempt at a time',
     steps: () => [s(503), s(503), ok],
-    options: { bulkhead: { maxConcurrent: 1 } },
+    options: () => ({ bulkhead: bulkhead({ maxConcurrent: 1 }) }),
     outcome: { kind: 'response', status: 200 },
     attempts: 3,
   },
@@ -360,7 +385,7 @@ export const scenarios: Scenario[] = [
   {
     name: 'stop: a spent budget on a 503 → that 503 with its body readable, stoppedBy budget',
     steps: () => [s(503, undefined, 'overloaded'), ok],
-    options: { budget: { ratio: 0, minPerSecond: 0 } },
+    options: spentBudget,
     outcome: { kind: 'response', status: 503, body: 'overloaded' },
     info: { attempts: 1, totalDelay: 0, outcome: 'budget-exhausted', stoppedBy: 'budget' },
     attempts: 1,
@@ -458,6 +483,8 @@ export const scenarios: Scenario[] = [
     abortInWait: 30,
     steps: () => [s(503), ok],
     outcome: { kind: 'aborted' },
+    // fetch and ky reject with the reason, which ended this request alone; axios with a CanceledError.
+    info: { attempts: 1, outcome: 'aborted', stoppedBy: 'aborted' },
     attempts: 1,
     check: ({ elapsed, events }) => {
       expect(elapsed).toBeLessThan(2000);
@@ -541,7 +568,7 @@ export async function runScenario(
     ...base,
     // Each row has its own guard state: one row's 429 must not pace the next, nor its retries spend its budget.
     store: memoryStore(),
-    ...scenario.options,
+    ...(typeof scenario.options === 'function' ? scenario.options() : scenario.options),
     ...(controller
       ? {
           onRetry: () =>

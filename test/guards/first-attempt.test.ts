@@ -1,5 +1,5 @@
 import { attachRetry, getRetryInfo as axiosRetryInfo } from '@retryline/axios';
-import { type HttpRetryOptions, isRetrylineError, memoryStore } from '@retryline/core';
+import { type HttpRetryOptions, isRetrylineError, memoryStore, pacing, retryBudget } from '@retryline/core';
 import { getRetryInfo as fetchRetryInfo, retryFetch } from '@retryline/fetch';
 import { getRetryInfo as kyRetryInfo, retryline } from '@retryline/ky';
 import axios from 'axios';
@@ -120,7 +120,12 @@ describe.each(clients)('the first attempt, with nobody listening, through $name'
 
   it('counts each request once in the budget: 10 failing requests earn at most 5 retries', async () => {
     server.script('/down', [{ status: 503 }]);
-    const options = { ...fast, retries: 5, store: memoryStore(), budget: { ratio: 0.5, minPerSecond: 0 } };
+    const options = {
+      ...fast,
+      retries: 5,
+      store: memoryStore(),
+      budget: retryBudget({ ratio: 0.5, minPerSecond: 0 }),
+    };
     const refused: (string | undefined)[] = [];
     for (let i = 0; i < 10; i++) {
       // A refused retry hands back the last 503 as the client gives it (DESIGN §8); why it stopped
@@ -139,22 +144,23 @@ describe.each(clients)('the first attempt, with nobody listening, through $name'
     for (const why of refused) expect(['budget', 'exhausted']).toContain(why);
   });
 
-  it('a success that says the quota is spent paces the next request to the origin', async () => {
-    server.script('/spent', [{ status: 200, body: 'ok', headers: { RateLimit: '"default";r=0;t=30' } }]);
-    server.script('/next', [{ status: 200, body: 'ok' }]);
+  it('a success that says the quota is spent paces the next request to the origin and first path segment', async () => {
+    server.script('/api/spent', [{ status: 200, body: 'ok', headers: { RateLimit: '"default";r=0;t=30' } }]);
+    server.script('/api/next', [{ status: 200, body: 'ok' }]);
     const store = memoryStore();
-    expect(await client.send(`${server.url}/spent`, { ...fast, store, pacing: true })).toMatchObject({
+    const paced = pacing();
+    expect(await client.send(`${server.url}/api/spent`, { ...fast, store, pacing: paced })).toMatchObject({
       status: 200,
     });
     // The quota is back in 30 s, more than this request may wait: refused at once, unsent.
-    const next = await client.send(`${server.url}/next`, {
+    const next = await client.send(`${server.url}/api/next`, {
       ...fast,
       store,
-      pacing: true,
+      pacing: paced,
       maxRetryAfter: 1000,
     });
     expect(isRetrylineError(next.error, 'RateLimitedError')).toBe(true);
-    expect(server.requests('/next')).toHaveLength(0);
+    expect(server.requests('/api/next')).toHaveLength(0);
   });
 
   it('an abort during the first attempt ends the request at once with the reason', async () => {

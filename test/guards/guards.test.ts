@@ -1,8 +1,13 @@
 import {
+  bulkhead,
+  circuitBreaker,
   type HttpRetryOptions,
   InvalidOptionsError,
   memoryStore,
+  pacing,
   type RetrylineEvent,
+  rateLimiter,
+  retryBudget,
   seededRandom,
   subscribe,
   type VirtualClock,
@@ -53,7 +58,7 @@ describe.each(drivers)('guards through $name', (driver) => {
     const { clock, options } = onVirtualTime({
       retries: 0,
       store: memoryStore(),
-      breaker: { consecutiveFailures: 3, openMs: 300 },
+      breaker: circuitBreaker({ consecutiveFailures: 3, openMs: 300 }),
     });
     server.script('/flaky', [{ status: 503 }]);
     const seen: string[] = [];
@@ -86,7 +91,7 @@ describe.each(drivers)('guards through $name', (driver) => {
     const { clock, options } = onVirtualTime({
       retries: 5,
       store: memoryStore(),
-      budget: { ratio: 0.5, minPerSecond: 0 },
+      budget: retryBudget({ ratio: 0.5, minPerSecond: 0 }),
     });
     server.script('/down', [{ status: 503 }]);
     const ends: string[] = [];
@@ -111,7 +116,7 @@ describe.each(drivers)('rate limiter through $name', (driver) => {
   it("'reject' mode: a request without a token fails at once with RateLimitedError and is not sent", async () => {
     const { options } = onVirtualTime({
       store: memoryStore(),
-      limiter: { capacity: 2, refillPerSecond: 0.5, mode: 'reject' },
+      limiter: rateLimiter({ capacity: 2, refillPerSecond: 0.5, mode: 'reject' }),
     });
     server.script('/r', [{ status: 200 }]);
     const outcomes = [];
@@ -129,7 +134,7 @@ describe.each(drivers)('rate limiter through $name', (driver) => {
   it("'wait' mode: requests wait for a token instead of failing", async () => {
     const { clock, options } = onVirtualTime({
       store: memoryStore(),
-      limiter: { capacity: 1, refillPerSecond: 10 },
+      limiter: rateLimiter({ capacity: 1, refillPerSecond: 10 }),
     });
     server.script('/w', [{ status: 200 }]);
     // Three at once: the bucket holds one token, so two of them must wait for the next ones.
@@ -150,7 +155,7 @@ describe.each(drivers)('rate limiter through $name', (driver) => {
   it("'wait' mode never waits past the deadline, and an abort ends the wait at once", async () => {
     const { clock, options } = onVirtualTime({
       store: memoryStore(),
-      limiter: { capacity: 1, refillPerSecond: 0.2 },
+      limiter: rateLimiter({ capacity: 1, refillPerSecond: 0.2 }),
     });
     server.script('/d', [{ status: 200 }]);
     await get(driver, '/d', options);
@@ -180,7 +185,7 @@ describe.each(drivers)('bulkhead and pacing through $name', (driver) => {
     // On the real clock: the queue waits for a real response, not for time.
     const store = memoryStore();
     server.script('/slow', [{ status: 200, body: 'done', delayMs: 200 }]);
-    const refusing: HttpRetryOptions = { ...fast, store, bulkhead: { maxConcurrent: 1 } };
+    const refusing: HttpRetryOptions = { ...fast, store, bulkhead: bulkhead({ maxConcurrent: 1 }) };
     const [first, second] = await Promise.all([
       get(driver, '/slow', refusing),
       get(driver, '/slow', refusing),
@@ -196,7 +201,11 @@ describe.each(drivers)('bulkhead and pacing through $name', (driver) => {
         order.push(`${event.requestId} ${event.type}`);
       }
     });
-    const queueing: HttpRetryOptions = { ...fast, store, bulkhead: { maxConcurrent: 1, maxQueue: 1 } };
+    const queueing: HttpRetryOptions = {
+      ...fast,
+      store,
+      bulkhead: bulkhead({ maxConcurrent: 1, maxQueue: 1 }),
+    };
     const both = await Promise.all([get(driver, '/slow', queueing), get(driver, '/slow', queueing)]).finally(
       stop,
     );
@@ -214,16 +223,16 @@ describe.each(drivers)('bulkhead and pacing through $name', (driver) => {
     ]);
   });
 
-  it('after a 429 with Retry-After: 1, a later request to the origin waits for the reset instead of getting another 429', async () => {
-    const { clock, options } = onVirtualTime({ store: memoryStore(), pacing: true });
-    server.script('/quota', [{ status: 429, headers: { 'Retry-After': '1' } }]);
-    server.script('/other', [{ status: 200, body: 'ok' }]);
-    const limited = await onClock(clock, get(driver, '/quota', { ...options, retries: 0 }));
+  it('after a 429 with Retry-After: 1, a later request to the same origin and first path segment waits for the reset instead of getting another 429', async () => {
+    const { clock, options } = onVirtualTime({ store: memoryStore(), pacing: pacing() });
+    server.script('/api/quota', [{ status: 429, headers: { 'Retry-After': '1' } }]);
+    server.script('/api/other', [{ status: 200, body: 'ok' }]);
+    const limited = await onClock(clock, get(driver, '/api/quota', { ...options, retries: 0 }));
     expect(limited.outcome).toMatchObject({ status: 429 });
-    const later = await onClock(clock, get(driver, '/other', options));
+    const later = await onClock(clock, get(driver, '/api/other', options));
     expect(later.outcome).toMatchObject({ kind: 'response', status: 200 });
-    expect(server.requests('/quota')).toHaveLength(1);
-    expect(server.requests('/other')).toHaveLength(1);
+    expect(server.requests('/api/quota')).toHaveLength(1);
+    expect(server.requests('/api/other')).toHaveLength(1);
     // Sent no sooner than the reset, and spread by at most min(1 s / 10, 1 s).
     const wait = later.events.find((e) => e.type === 'guard-wait');
     expect(wait).toMatchObject({ guard: 'pacing' });
@@ -274,7 +283,7 @@ describe('what the breaker counts', () => {
     const options: HttpRetryOptions = {
       ...fast,
       store: memoryStore(),
-      breaker: { consecutiveFailures: 2, openMs: 10_000 },
+      breaker: circuitBreaker({ consecutiveFailures: 2, openMs: 10_000 }),
     };
     const post = (path: string) =>
       fetchDriver.send({ method: 'POST', url: `${server.url}${path}`, body: 'b', options });
@@ -295,7 +304,7 @@ describe('shared guard state', () => {
       ...fast,
       retries: 0,
       store,
-      breaker: { consecutiveFailures: 2, openMs: 10_000 },
+      breaker: circuitBreaker({ consecutiveFailures: 2, openMs: 10_000 }),
     };
     server.script('/shared', [{ status: 503 }]);
     await get(fetchDriver, '/shared', options);
@@ -311,7 +320,7 @@ describe('shared guard state', () => {
       ...fast,
       retries: 0,
       store,
-      breaker: { consecutiveFailures: 1, openMs: 10_000 },
+      breaker: circuitBreaker({ consecutiveFailures: 1, openMs: 10_000 }),
     };
     server.script('/x', [{ status: 503 }]);
     await get(fetchDriver, '/x', options);

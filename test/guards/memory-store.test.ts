@@ -1,17 +1,17 @@
-import { memoryStore, normalizeBreaker, normalizeBucket, normalizeBudget } from '@retryline/core';
+import { localStore, normalizeBreaker, normalizeBucket, normalizeBudget } from '@retryline/core';
 import { describe, expect, it } from 'vitest';
 import { describeStoreContract } from './store-contract';
 
-describeStoreContract('memoryStore()', () => memoryStore());
+describeStoreContract('memory (localStore(): every guard on one memory store)', () => localStore());
 
-describe('memoryStore() housekeeping', () => {
+describe('memory store housekeeping', () => {
   const T = 1_700_000_000_000;
 
   it('sweeps 10,000 idle keys of every guard, and keeps the ones still in use', async () => {
-    const store = memoryStore();
+    const store = localStore();
     const bucket = normalizeBucket({ capacity: 5, refillPerSecond: 10 });
-    const budget = normalizeBudget(true);
-    const breaker = normalizeBreaker(true);
+    const budget = normalizeBudget();
+    const breaker = normalizeBreaker();
     for (let i = 0; i < 10_000; i++) {
       const key = `https://tenant-${i}.example`;
       await store.limiterTake(key, bucket, 1, T);
@@ -39,7 +39,7 @@ describe('memoryStore() housekeeping', () => {
   });
 
   it('keeps a bucket that is still refilling, and a budget whose window is longer than a minute', async () => {
-    const store = memoryStore();
+    const store = localStore();
     const slow = normalizeBucket({ capacity: 100, refillPerSecond: 1 });
     const long = normalizeBudget({ windowMs: 300_000 });
     await store.limiterTake('https://slow.example', slow, 100, T);

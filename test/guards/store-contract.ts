@@ -14,11 +14,13 @@ import {
   bulkheadAcquire,
   bulkheadInit,
   bulkheadRelease,
+  circuitBreaker,
   initialBreakerState,
   normalizeBreaker,
   normalizeBucket,
   normalizeBudget,
   normalizeBulkhead,
+  retryBudget,
   type Store,
 } from '@retryline/core';
 import { getRetryInfo, retryFetch } from '@retryline/fetch';
@@ -225,8 +227,8 @@ export function describeStoreContract(name: string, create: () => Store | Promis
           retries: 3,
           backoff: { strategy: 'constant', base: 1 },
           jitter: 'none',
-          breaker: { consecutiveFailures: 4, openMs: 60_000 },
-          budget: { ratio: 0, minPerSecond: 0.2, windowMs: 10_000 }, // two retries in the window
+          breaker: circuitBreaker({ consecutiveFailures: 4, openMs: 60_000 }),
+          budget: retryBudget({ ratio: 0, minPerSecond: 0.2, windowMs: 10_000 }), // two retries in the window
         } as const;
         const one = retryFetch(fetch, guards);
         const two = retryFetch(fetch, guards);

@@ -1,6 +1,7 @@
 import {
   type HttpRetryOptions,
-  memoryStore,
+  localStore,
+  pacing,
   type RetrylineEvent,
   seededRandom,
   type VirtualClock,
@@ -94,7 +95,7 @@ const firstLine = (error: unknown) =>
 /** One hostile response, then a later request to the same origin; what went wrong, if anything. */
 async function runCase(driver: Driver, { field, headers, status, label, index }: Case): Promise<void> {
   const clock = virtualClock(T0);
-  const store = memoryStore();
+  const store = localStore();
   // What the store is told: with a shared store, what Redis would be told.
   const told: number[] = [];
   const pacingSet = store.pacingSet;
@@ -106,7 +107,7 @@ async function runCase(driver: Driver, { field, headers, status, label, index }:
     clock,
     random: seededRandom(index),
     store,
-    pacing: true,
+    pacing: pacing(),
     maxRetryAfter: MAX,
     retries: 2,
     backoff: { strategy: 'constant', base: 5 },

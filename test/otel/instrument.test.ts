@@ -3,7 +3,7 @@ import { metrics, propagation, type Span, SpanKind, SpanStatusCode, trace } from
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { type DataPoint, type Histogram, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { type HttpRetryOptions, memoryStore } from '@retryline/core';
+import { circuitBreaker, type HttpRetryOptions, memoryStore, retryBudget } from '@retryline/core';
 import { retryFetch } from '@retryline/fetch';
 import { type InstrumentOptions, instrument, SCOPE_NAME, SCOPE_VERSION } from '@retryline/otel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -232,7 +232,7 @@ describe('instrument()', () => {
       ...fast,
       retries: 0,
       store: memoryStore(),
-      breaker: { consecutiveFailures: 2, openMs: 60_000 },
+      breaker: circuitBreaker({ consecutiveFailures: 2, openMs: 60_000 }),
     };
     const send = () => fetchDriver.send({ method: 'GET', url: `${server.url}/broken`, options });
     await send();
@@ -272,7 +272,7 @@ describe('instrument()', () => {
   it('records the retry budget as a span event and a gauge of the retries it still allows', async () => {
     start();
     server.script('/budget', [{ status: 503 }, { status: 200 }]);
-    const budget = { ratio: 0.1, windowMs: 10_000, minPerSecond: 1 };
+    const budget = retryBudget({ ratio: 0.1, windowMs: 10_000, minPerSecond: 1 });
     await fetchDriver.send({
       method: 'GET',
       url: `${server.url}/budget`,

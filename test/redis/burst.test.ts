@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
+import { retryBudget } from '@retryline/core';
 import { getRetryInfo, retryFetch } from '@retryline/fetch';
 import { type RedisStoreEvent, redisStore } from '@retryline/redis';
 import { Redis } from 'ioredis';
@@ -67,7 +68,7 @@ async function burst(failOpen: boolean) {
     });
     const api = retryFetch(fetch, {
       store,
-      budget: BUDGET,
+      budget: retryBudget(BUDGET),
       retries: 3,
       backoff: { strategy: 'constant', base: 1 },
       jitter: 'none',

@@ -7,7 +7,7 @@
 //   { "action": "probe", "prefix", "url", "breaker" }   one call
 //   { "action": "exit" }
 import { createInterface } from 'node:readline';
-import { memoryStore } from '@retryline/core';
+import { circuitBreaker, memoryStore, retryBudget } from '@retryline/core';
 import { getRetryInfo, retryFetch } from '@retryline/fetch';
 import { redisStore } from '@retryline/redis';
 import { Redis } from 'ioredis';
@@ -24,7 +24,7 @@ async function budget({ store, prefix, url, requests, budget }) {
     retries: 3,
     backoff: { strategy: 'constant', base: 1 },
     jitter: 'none',
-    budget,
+    budget: retryBudget(budget),
   });
   const outcomes = {};
   for (let i = 0; i < requests; i++) {
@@ -44,8 +44,14 @@ async function budget({ store, prefix, url, requests, budget }) {
   return { outcomes };
 }
 
+// A breaker value per client, its state in the client's (Redis) store: shared across processes by it.
 const breakerClient = ({ prefix, breaker }) =>
-  retryFetch(fetch, { store: redisStore(client, { prefix }), retries: 0, budget: false, breaker });
+  retryFetch(fetch, {
+    store: redisStore(client, { prefix }),
+    retries: 0,
+    budget: false,
+    breaker: circuitBreaker(breaker),
+  });
 
 async function open(command) {
   const api = breakerClient(command);

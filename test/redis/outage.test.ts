@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { normalizeBulkhead } from '@retryline/core';
+import {
+  bulkhead as bulkheadGuard,
+  circuitBreaker,
+  normalizeBulkhead,
+  rateLimiter,
+  retryBudget,
+} from '@retryline/core';
 import { getRetryInfo, retryFetch } from '@retryline/fetch';
 import { type RedisStoreEvent, redisStore } from '@retryline/redis';
 import { Redis } from 'ioredis';
@@ -60,9 +66,9 @@ it('redis-server killed mid-run: the budget and the breaker keep acting from loc
     retries: 3,
     backoff: { strategy: 'constant', base: 1 },
     jitter: 'none',
-    budget: { ratio: 0.1, windowMs: 50_000, minPerSecond: 1 },
+    budget: retryBudget({ ratio: 0.1, windowMs: 50_000, minPerSecond: 1 }),
   });
-  const breaker = { consecutiveFailures: 5, openMs: 60_000 } as const;
+  const breaker = circuitBreaker({ consecutiveFailures: 5, openMs: 60_000 });
   const guarded = retryFetch(fetch, { store, retries: 0, budget: false, breaker });
 
   expect((await budgeted(`${http.url}/ok`)).status).toBe(200);
@@ -99,11 +105,11 @@ it('redis-server killed mid-run: the budget and the breaker keep acting from loc
 
   // The breaker still opens: five failures, then nothing is sent.
   const sentBefore = http.requests('/fail').length;
-  for (let i = 0; i < breaker.consecutiveFailures; i++) {
+  for (let i = 0; i < 5; i++) {
     expect((await guarded(`${http.url}/fail`)).status).toBe(503);
   }
   await expect(guarded(`${http.url}/fail`)).rejects.toMatchObject({ name: 'CircuitOpenError' });
-  expect(http.requests('/fail').length - sentBefore).toBe(breaker.consecutiveFailures);
+  expect(http.requests('/fail').length - sentBefore).toBe(breaker.config.consecutiveFailures);
 
   // failOpen: false refuses instead.
   await expect(strict(`${http.url}/ok`)).rejects.toMatchObject({ name: 'StoreUnavailableError' });
@@ -125,7 +131,7 @@ it('redis-server killed mid-run: the budget and the breaker keep acting from loc
   expect(types(strictEvents)).toEqual(['store-unavailable', 'store-recovered']);
 
   // And shared again: a breaker opened through this store is open for another process's.
-  for (let i = 0; i < breaker.consecutiveFailures; i++) await guarded(`${http.url}/fail`);
+  for (let i = 0; i < 5; i++) await guarded(`${http.url}/fail`);
   const elsewhere = retryFetch(fetch, { store: redisStore(connect(), { prefix }), retries: 0, breaker });
   await expect(elsewhere(`${http.url}/ok`)).rejects.toMatchObject({ name: 'CircuitOpenError' });
 }, 30_000);
@@ -184,10 +190,10 @@ it('redis-server killed mid-run: requests go on, one event per outage per store,
       retries: 2,
       backoff: { strategy: 'constant', base: 1 },
       jitter: 'none',
-      breaker: { consecutiveFailures: 3, openMs: 60_000 },
-      budget: true,
-      limiter: { capacity: 1000, refillPerSecond: 1000 },
-      bulkhead: { maxConcurrent: 20, maxQueue: 20 },
+      breaker: circuitBreaker({ consecutiveFailures: 3, openMs: 60_000 }),
+      budget: retryBudget(),
+      limiter: rateLimiter({ capacity: 1000, refillPerSecond: 1000 }),
+      bulkhead: bulkheadGuard({ maxConcurrent: 20, maxQueue: 20 }),
     } as const;
     const a = retryFetch(fetch, { ...guards, store: store('a') });
     const b = retryFetch(fetch, { ...guards, store: store('b') });

@@ -11,13 +11,15 @@ import {
   budgetInit,
   budgetRecordRequest,
   budgetTryRetry,
+  bulkhead as bulkheadGuard,
   InvalidOptionsError,
   initialBreakerState,
-  memoryStore,
+  localStore,
   normalizeBreaker,
   normalizeBucket,
   normalizeBudget,
   normalizeBulkhead,
+  pacing,
   type Store,
 } from '@retryline/core';
 import { retryFetch } from '@retryline/fetch';
@@ -177,7 +179,7 @@ describe('redisStore() on a real Redis', () => {
       await own.ping(); // connected, so the counts below are the store's alone
       const before = await commandCounts(admin);
       const breaker = normalizeBreaker({ consecutiveFailures: 2 });
-      const budget = normalizeBudget(true);
+      const budget = normalizeBudget();
       const bucket = normalizeBucket({ capacity: 5, refillPerSecond: 1 });
       const bulkhead = normalizeBulkhead({ maxConcurrent: 1 });
       for (let i = 0; i < 10; i++) {
@@ -370,7 +372,7 @@ describe('redisStore() on a real Redis', () => {
       it('a request queued in one process goes out when another process releases (polling)', async () => {
         const prefix = `test:${randomUUID()}`;
         http.script('/slow', [{ status: 200, body: 'ok', delayMs: 300 }]);
-        const options = { retries: 0, bulkhead: { maxConcurrent: 1, maxQueue: 1 } } as const;
+        const options = { retries: 0, bulkhead: bulkheadGuard({ maxConcurrent: 1, maxQueue: 1 }) } as const;
         const one = retryFetch(fetch, { ...options, store: redisStore(client, { prefix }) });
         const two = retryFetch(fetch, { ...options, store: redisStore(client, { prefix, pollMs: 50 }) });
         const first = one(`${http.url}/slow`);
@@ -398,7 +400,7 @@ describe('redisStore() on a real Redis', () => {
         async (_what, status, headers) => {
           const store = redisStore(client, { prefix: `test:${randomUUID()}` });
           http.script('/quota', [{ status, headers }]);
-          const api = retryFetch(fetch, { store, retries: 0, pacing: true, maxRetryAfter: 2_000 });
+          const api = retryFetch(fetch, { store, retries: 0, pacing: pacing(), maxRetryAfter: 2_000 });
           await api(`${http.url}/quota`);
           const keys = await client.keys(`${store.prefix}:pacing:*`);
           expect(keys).toHaveLength(1);
@@ -504,7 +506,7 @@ describe('redisStore() on a real Redis', () => {
         // Exactly what a memory store answers: the failure opens the breaker (consecutiveFailures: 1),
         // the budget (ratio 0, no floor) refuses the retry, the bucket's one token is taken, and the
         // second round finds all of that, and the pause.
-        const memory = memoryStore();
+        const memory = localStore();
         expect(first).toEqual(await everyOperation(memory));
         expect(second).toEqual(await everyOperation(memory));
         expect(second).toMatchObject({

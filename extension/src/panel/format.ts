@@ -112,6 +112,7 @@ const OUTCOME_LABELS: Readonly<Record<RowOutcome, string>> = {
   'breaker-open': 'breaker open',
   'budget-exhausted': 'budget exhausted',
   'rate-limited': 'rate limited',
+  'quota-spent': 'quota spent (pacing)',
   'bulkhead-rejected': 'bulkhead full',
   'retry-after-too-long': 'Retry-After too long',
   pending: 'pending',
@@ -133,6 +134,8 @@ export function refusalLabel(row: RequestRow): string | undefined {
       return 'budget';
     case 'rate-limited':
       return 'limiter';
+    case 'quota-spent':
+      return 'pacing';
     case 'bulkhead-rejected':
       return 'bulkhead';
     case 'retry-after-too-long':

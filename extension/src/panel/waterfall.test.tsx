@@ -74,6 +74,25 @@ describe('Waterfall', () => {
     expect(screen.queryAllByTestId('attempt-bar')).toHaveLength(0);
     expect(screen.getByTestId('refusal').textContent).toBe('breaker');
   });
+
+  it.each([
+    ['rate-limited', 'limiter'],
+    ['quota-spent', 'pacing'],
+  ] as const)('names the guard that refused: %s is marked %s', (outcome, label) => {
+    const [row] = foldTimeline([
+      ev('q', {
+        type: 'request-start',
+        t: 0,
+        client: 'fetch',
+        method: 'GET',
+        url: 'https://api.example/v1/x',
+      }),
+      ev('q', { type: 'request-end', t: 1, outcome, attempts: 0, totalDelay: 0, duration: 1 }),
+    ]).rows;
+    if (!row) throw new Error('fixture');
+    render(<Waterfall row={row} axis={{ start: 0, end: 2 }} now={2} />);
+    expect(screen.getByTestId('refusal').textContent).toBe(label);
+  });
 });
 
 describe('wait labels', () => {

@@ -94,6 +94,7 @@ const requestOutcome = oneOf<RequestEndEvent['outcome']>({
   'breaker-open': true,
   'budget-exhausted': true,
   'rate-limited': true,
+  'quota-spent': true,
   'bulkhead-rejected': true,
   'retry-after-too-long': true,
 });

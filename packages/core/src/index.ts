@@ -63,21 +63,36 @@ export {
   breakerAdmit,
   breakerRecord,
   breakerSnapshot,
+  type CircuitBreaker,
+  type CircuitBreakerOptions,
+  circuitBreaker,
   initialBreakerState,
   normalizeBreaker,
 } from './guard/breaker';
 export {
+  type Bulkhead,
   type BulkheadAcquire,
   type BulkheadConfig,
   type BulkheadOptions,
   type BulkheadState,
+  type BulkheadValueOptions,
+  bulkhead,
   bulkheadAcquire,
   bulkheadInit,
   bulkheadIsEmpty,
   bulkheadRelease,
   normalizeBulkhead,
 } from './guard/bulkhead';
-export type { GuardOptions, LimiterOptions } from './guard/guards';
+export type { GuardKeyFunction, GuardRequest, GuardValue, GuardValueOptions } from './guard/guard';
+export type { GuardOptions } from './guard/guards';
+export { localStore } from './guard/local-store';
+export { type Pacing, type PacingOptions, pacing } from './guard/pacing';
+export {
+  type LimiterOptions,
+  type RateLimiter,
+  type RateLimiterOptions,
+  rateLimiter,
+} from './guard/rate-limiter';
 export {
   BUDGET_BUCKETS,
   BUDGET_DEFAULTS,
@@ -89,10 +104,14 @@ export {
   budgetSnapshot,
   budgetTryRetry,
   normalizeBudget,
+  type RetryBudget,
   type RetryBudgetConfig,
   type RetryBudgetOptions,
+  type RetryBudgetValueOptions,
+  retryBudget,
 } from './guard/retry-budget';
 export {
+  type GuardStore,
   type MemoryStore,
   type MemoryStoreSize,
   memoryStore,
@@ -143,25 +162,19 @@ export {
   SENSITIVE_HEADERS,
 } from './http/redact';
 export {
-  errorRetryInfo,
   type HttpAttempt,
-  type HttpErrorRetryInfo,
   type HttpExchange,
   type HttpRetryEvent,
-  type HttpRetryInfo,
   type HttpRetryOptions,
-  keepRetryInfo,
-  keptRetryInfo,
   type PreparedHttpOptions,
   prepareHttpOptions,
   type ResolvedHttpOptions,
   requestRetryOptions,
   resolveHttpOptions,
-  revealRetryInfo,
   runHttpRequest,
-  type StoppedBy,
 } from './http/request-engine';
 export { MAX_HINT_DELAY, parseRetryHint, type RetryHint, type RetryHintSource } from './http/retry-hint';
+export { keepRetryInfo, type RetryInfo, retryInfoOf, type StoppedBy } from './http/retry-info';
 export type { DelayHint, DelayReason } from './policy/decide';
 export { type Decision, decide, initialState, type RetryState, type StopReason } from './policy/decide';
 export { computeDelay, type DelayComputation } from './policy/delay';
@@ -193,8 +206,8 @@ export {
   type BoundRetry,
   createRetry,
   RETRY,
+  type RetryEvent,
   type RetryIfContext,
-  type RetryInfo,
   type RetryOperation,
   type RetryOptions,
   type RetryResult,

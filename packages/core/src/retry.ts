@@ -4,8 +4,15 @@ import { createEmitter } from './events/emitter';
 import { createRequestId } from './events/request-id';
 import type { RetrylineEventListener } from './events/types';
 import { anyGuard, type GuardOptions, guardHooks, resolveGuards } from './guard/guards';
-import { withOwnStore } from './guard/store';
-import { expectObject, invalid, mergeOptions, normalizePolicy, own } from './policy/normalize';
+import { refuseStore, withOwnStore } from './guard/store';
+import {
+  expectObject,
+  invalid,
+  mergeOptions,
+  normalizePolicy,
+  optionalFunction,
+  own,
+} from './policy/normalize';
 import type { PolicyOptions } from './policy/options';
 
 /**
@@ -41,7 +48,7 @@ export interface RetryIfContext {
 }
 
 /** What `onRetry` is told, before each wait. */
-export interface RetryInfo {
+export interface RetryEvent {
   /** The attempt that failed. */
   readonly attempt: number;
   /** The attempt that will follow the wait (`attempt + 1`). */
@@ -84,7 +91,7 @@ export interface RetryOptions extends PolicyOptions, GuardOptions {
    * retry(op, { onRetry: ({ attempt, delay, error }) => console.warn(`attempt ${attempt} failed; retrying in ${delay} ms`, error) });
    * ```
    */
-  onRetry?: (info: RetryInfo) => void | Promise<void>;
+  onRetry?: (event: RetryEvent) => void | Promise<void>;
   /** Receives this request's events (DESIGN §9). */
   onEvent?: RetrylineEventListener;
   /** Names the operation in error messages and events. @default 'Operation' */
@@ -93,11 +100,13 @@ export interface RetryOptions extends PolicyOptions, GuardOptions {
   requestId?: string;
   /**
    * The key the guards (`breaker`, `budget`, `limiter`, `bulkhead`) keep their state under: calls
-   * with the same key share one breaker, one budget … Name the dependency, not the call site.
+   * with the same key and the same guard value share one breaker, one budget … Name the
+   * dependency, not the call site.
    * @default the `operation` name, else `'retry'`
    * @example
    * ```ts
-   * retry(() => db.query(sql), { guardKey: 'db-primary', breaker: true, budget: true });
+   * const breaker = circuitBreaker({ consecutiveFailures: 5 });
+   * retry(() => db.query(sql), { guardKey: 'db-primary', breaker, budget: retryBudget() });
    * ```
    */
   guardKey?: string;
@@ -130,11 +139,6 @@ function retryableByDefault(error: unknown): boolean {
     error !== null &&
     (error as { name?: unknown }).name === 'AbortError'
   );
-}
-
-function optionalFunction<F>(name: string, value: unknown): F | undefined {
-  if (value !== undefined && typeof value !== 'function') throw invalid(name, 'a function', value);
-  return value as F | undefined;
 }
 
 function optionalString(name: string, value: unknown): string | undefined {
@@ -297,7 +301,9 @@ export function createRetry(defaults: RetryOptions = {}): BoundRetry {
   resolveRetryGuards(shared);
   const bound = <T>(fn: RetryOperation<T>, overrides?: RetryOptions) => {
     try {
-      return retry(fn, mergeOptions(shared, expectObject('options', overrides) as RetryOptions));
+      const given = expectObject('options', overrides) as RetryOptions;
+      refuseStore(given);
+      return retry(fn, mergeOptions(shared, given));
     } catch (error) {
       return Promise.reject(error);
     }

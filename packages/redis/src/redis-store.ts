@@ -9,8 +9,8 @@ import {
   bucketInit,
   bucketTake,
   invalid,
+  localStore,
   MAX_DELAY_LIMIT,
-  memoryStore,
   type RetryBudgetConfig,
   type Store,
   systemClock,
@@ -180,14 +180,15 @@ const DEFAULTS = {
  * @example
  * ```ts
  * import { Redis } from 'ioredis';
- * import { retryFetch } from '@retryline/fetch';
+ * import { circuitBreaker, retryFetch } from '@retryline/fetch';
  * import { redisStore } from '@retryline/redis';
  *
  * const store = redisStore(new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), {
  *   prefix: 'retryline:checkout',
  *   onEvent: (event) => console.warn('[retryline]', event.type),
  * });
- * const api = retryFetch(fetch, { store, breaker: true, budget: true });
+ * // The client's budget, and guard values given no store of their own, keep their state in Redis.
+ * const api = retryFetch(fetch, { store, breaker: circuitBreaker() });
  * ```
  */
 export function redisStore(client: RedisClient, options: RedisStoreOptions = {}): RedisStore {
@@ -203,7 +204,7 @@ export function redisStore(client: RedisClient, options: RedisStoreOptions = {})
   // Where the guards live while Redis cannot answer: this process's memory, one store per
   // redisStore. Its state outlives an outage and expires as the memory store's does, so a second
   // outage within a window finds what this process saw in the first.
-  const local = memoryStore();
+  const local = localStore();
 
   /**
    * Runs `script` on `guard`'s key. When Redis cannot answer: `fallback()`, the same operation on

@@ -1,4 +1,4 @@
-import { seededRandom } from '@retryline/core';
+import { BREAKER_DEFAULTS, seededRandom } from '@retryline/core';
 import { describe, expect, it } from 'vitest';
 import {
   axiosRetryDefaultsPolicy,
@@ -138,6 +138,11 @@ describe('STORM_POLICIES', () => {
     expect(retryline && 'options' in retryline && retryline.options).toBe(
       'options' in defaultGuardsPolicy && defaultGuardsPolicy.options,
     );
-    expect(retrylineWithBreakerPolicy).toEqual({ name: 'Retryline + breaker', options: { breaker: true } });
+    expect(retrylineWithBreakerPolicy.name).toBe('Retryline + breaker');
+    const options = 'options' in retrylineWithBreakerPolicy ? retrylineWithBreakerPolicy.options : undefined;
+    const made = typeof options === 'function' ? [options(), options()] : [];
+    // A breaker with the defaults, and a fresh one for every run.
+    expect(made[0]?.breaker).toMatchObject({ kind: 'breaker', config: BREAKER_DEFAULTS });
+    expect(made[0]?.breaker).not.toBe(made[1]?.breaker);
   });
 });

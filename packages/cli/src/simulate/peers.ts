@@ -17,6 +17,7 @@
  * there both peers send each request once.
  */
 
+import { circuitBreaker } from '@retryline/core';
 import { defaultGuardsPolicy, immediateRetryPolicy, type StormPolicy } from './storm';
 
 /** What a peer's timeout rejects with (ky: `TimeoutError`; axios: `AxiosError` code `ECONNABORTED`). */
@@ -191,10 +192,13 @@ export const axiosRetryDefaultsPolicy: StormPolicy = {
     },
 };
 
-/** Retryline's defaults with the circuit breaker on as well (`breaker: true`). */
+/**
+ * Retryline's defaults with a circuit breaker as well (`circuitBreaker()`, its defaults): a breaker
+ * of its own for each run, so runs share no state.
+ */
 export const retrylineWithBreakerPolicy: StormPolicy = {
   name: 'Retryline + breaker',
-  options: { breaker: true },
+  options: () => ({ breaker: circuitBreaker() }),
 };
 
 /** Retryline's defaults, named for the comparison (the same options as {@link defaultGuardsPolicy}). */

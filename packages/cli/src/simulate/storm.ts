@@ -105,7 +105,14 @@ export type StormSender = (
 
 /** A client's retry behaviour: Retryline's fetch options, or a custom `send`. */
 export type StormPolicy =
-  | { readonly name: string; readonly options: FetchRetryOptions }
+  | {
+      readonly name: string;
+      /**
+       * Retryline's fetch options; a function for options holding guard values, called once per
+       * run, so runs share no guard (a guard value is one guard wherever it is given).
+       */
+      readonly options: FetchRetryOptions | (() => FetchRetryOptions);
+    }
   | { readonly name: string; readonly send: StormSender };
 
 /** A scenario (any field left out takes its default) and the policy to run it with. */
@@ -473,7 +480,7 @@ export async function simulateStorm(config: StormConfig = {}): Promise<StormRepo
           random,
           store: memoryStore(),
           timeout: timeoutMs,
-          ...policy.options,
+          ...(typeof policy.options === 'function' ? policy.options() : policy.options),
         });
   const arrivedAt: number[] = [];
   let succeeded = 0;

@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CircuitOpenError, DeadlineExceededError, InvalidOptionsError, RateLimitedError } from '../errors';
 import type { RetrylineEvent } from '../events/types';
-import { memoryStore, type Store } from '../guard/store';
+import { circuitBreaker } from '../guard/breaker';
+import { bulkhead } from '../guard/bulkhead';
+import { localStore } from '../guard/local-store';
+import { rateLimiter } from '../guard/rate-limiter';
+import type { Store } from '../guard/store';
 import { backoffSchedule } from '../policy/schedule';
 import { createRetry, type RetryOptions, retry } from '../retry';
 import { seededRandom } from '../time/random';
@@ -83,7 +87,7 @@ describe('an abort that comes with a failure', () => {
 
 /** A memory store whose bulkhead and limiter answer only when `answer()` is called. */
 function slowStore() {
-  const inner = memoryStore();
+  const inner = localStore();
   const waiting: Array<() => void> = [];
   const later =
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
@@ -107,7 +111,12 @@ describe('an abort while a guard admits the attempt', () => {
     const reason = new Error('cancelled');
     const fn = vi.fn(() => 'sent');
     const run = settle(
-      retry(fn, { store, guardKey: 'k', signal: controller.signal, bulkhead: { maxConcurrent: 1 } }),
+      retry(fn, {
+        store,
+        guardKey: 'k',
+        signal: controller.signal,
+        bulkhead: bulkhead({ maxConcurrent: 1 }),
+      }),
     );
     await Promise.resolve();
     controller.abort(reason);
@@ -115,9 +124,9 @@ describe('an abort while a guard admits the attempt', () => {
     expect((await run).error).toBe(reason);
     expect(fn).not.toHaveBeenCalled();
     // The place was given back: another call gets it at once.
-    expect(await retry(() => 'next', { store: inner, guardKey: 'k', bulkhead: { maxConcurrent: 1 } })).toBe(
-      'next',
-    );
+    expect(
+      await retry(() => 'next', { store: inner, guardKey: 'k', bulkhead: bulkhead({ maxConcurrent: 1 }) }),
+    ).toBe('next');
   });
 });
 
@@ -128,13 +137,13 @@ describe("a breaker's half-open trial", () => {
       store,
       guardKey: 'svc',
       retries: 0,
-      breaker: { consecutiveFailures: 1, openMs: 100 },
+      breaker: circuitBreaker({ consecutiveFailures: 1, openMs: 100 }),
     }) satisfies RetryOptions;
 
   /** A breaker opened by one failure, then half-open: the next call is its one trial. */
   async function halfOpen() {
     const clock = virtualClock(0);
-    const options = breakerOptions(clock, memoryStore());
+    const options = breakerOptions(clock, localStore());
     await settle(
       retry(() => {
         throw new Error('down');
@@ -162,7 +171,7 @@ describe("a breaker's half-open trial", () => {
 
   it("is not freed by an aborted call that was no trial: the trial in flight stays the breaker's only one", async () => {
     const clock = virtualClock(0);
-    const options = breakerOptions(clock, memoryStore());
+    const options = breakerOptions(clock, localStore());
     const hang = ({ signal }: { signal: AbortSignal }) =>
       new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
     const early = new AbortController();
@@ -205,14 +214,19 @@ describe("a breaker's half-open trial", () => {
 
 describe('a store that fails', () => {
   it('still ends the request with a request-end, the store’s error its error', async () => {
-    const inner = memoryStore();
+    const inner = localStore();
     const store: Store = {
       ...inner,
       breakerRecord: () => Promise.reject(new Error('store down')),
     };
     const events: RetrylineEvent[] = [];
     const { error } = await settle(
-      retry(() => 'ok', { store, guardKey: 'k', breaker: true, onEvent: (event) => events.push(event) }),
+      retry(() => 'ok', {
+        store,
+        guardKey: 'k',
+        breaker: circuitBreaker(),
+        onEvent: (event) => events.push(event),
+      }),
     );
     expect((error as Error).message).toBe('store down');
     expect(types(events)).toEqual(['request-start', 'attempt-start', 'attempt-end', 'request-end']);
@@ -223,9 +237,9 @@ describe('a store that fails', () => {
 describe('what the operation and the events are told', () => {
   it('an attempt held by the limiter starts, and is timed, when it goes out', async () => {
     const { clock, options } = fixed({
-      store: memoryStore(),
+      store: localStore(),
       guardKey: 'api',
-      limiter: { capacity: 1, refillPerSecond: 1 },
+      limiter: rateLimiter({ capacity: 1, refillPerSecond: 1 }),
     });
     await retry(() => 1, options);
     const events: RetrylineEvent[] = [];
@@ -305,10 +319,10 @@ describe('what the operation and the events are told', () => {
 
   it('a guard’s refusal carries the time already waited', async () => {
     const { clock, options } = fixed({
-      store: memoryStore(),
+      store: localStore(),
       guardKey: 'db',
       retries: 5,
-      breaker: { consecutiveFailures: 3, openMs: 60_000 },
+      breaker: circuitBreaker({ consecutiveFailures: 3, openMs: 60_000 }),
     });
     const run = settle(
       retry(() => {
@@ -351,10 +365,10 @@ describe('the deadline, checked again right before a wait', () => {
     const clock = virtualClock(0);
     const shared = {
       clock,
-      store: memoryStore(),
+      store: localStore(),
       guardKey: 'L',
       retries: 0,
-      limiter: { capacity: 1, refillPerSecond: 1 },
+      limiter: rateLimiter({ capacity: 1, refillPerSecond: 1 }),
     } satisfies RetryOptions;
     await retry(() => 0, shared);
     let b: { at: number; error: unknown } | undefined;

@@ -184,8 +184,19 @@ export interface LoopResult<V> {
   readonly retryAt?: number;
 }
 
-/** The outcomes of a request whose last response is handed back though a retry was refused. */
-export type StoppedOutcome = 'budget-exhausted' | 'deadline' | 'retry-after-too-long';
+/**
+ * The outcomes of a request whose last response is handed back though a retry was refused: by the
+ * budget, the deadline or too long a hint, or by a guard that refused the retry's attempt before it
+ * was sent (an open breaker, a limiter, pacing, a full bulkhead).
+ */
+export type StoppedOutcome =
+  | 'budget-exhausted'
+  | 'deadline'
+  | 'retry-after-too-long'
+  | 'breaker-open'
+  | 'rate-limited'
+  | 'quota-spent'
+  | 'bulkhead-rejected';
 
 /**
  * Settles with `promise`, or rejects with `signal.reason` as soon as `signal` aborts. Through
@@ -487,6 +498,19 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
     return reason;
   };
 
+  /**
+   * The last attempt's response while a retry is pending (its wait, and its attempt's admission):
+   * handed back as it came if the retry's attempt is refused before it is sent (DESIGN §8), else
+   * released once that attempt is admitted. With what it was sent with, for `handOver`.
+   */
+  let held:
+    | { readonly value: V; readonly sentWith: { abort(reason: unknown): void } | undefined }
+    | undefined;
+  const release = () => {
+    if (held) spec.discard?.(held.value);
+    held = undefined;
+  };
+
   try {
     for (;;) {
       state = withAttempts(state, state.attempts + 1);
@@ -523,8 +547,14 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         } else refusal = admitted;
       } catch (error) {
         control?.done();
+        // A guard's wait an abort cut short counts what passed, as a backoff's does.
+        for (const { guard, ms } of spec.takeWaits?.() ?? []) {
+          state = { ...state, totalDelay: state.totalDelay + ms };
+          delays.push({ retry: attempt - 1, delay: ms, reason: guard });
+        }
         await spec.release?.();
         state = withAttempts(state, state.attempts - 1);
+        release();
         if (aborted?.aborted) throw stopped();
         throw error;
       }
@@ -533,13 +563,35 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         await spec.release?.();
         state = withAttempts(state, state.attempts - 1);
         if (refusal) {
+          // A retry refused before it was sent: the last response goes back as it came, and
+          // getRetryInfo says which guard stopped it (DESIGN §8). Only a request refused before
+          // anything was sent rejects with the guard's error.
+          if (held && isStoppedOutcome(refusal.outcome)) {
+            const { value, sentWith } = held;
+            held = undefined;
+            handOver(value, sentWith);
+            end(refusal.outcome, refusal.error);
+            const retryAt = (refusal.error as { retryAt?: unknown } | undefined)?.retryAt;
+            return {
+              value,
+              attempts: state.attempts,
+              totalDelay: state.totalDelay,
+              delays,
+              outcome: refusal.outcome,
+              ...(typeof retryAt === 'number' ? { retryAt } : {}),
+            };
+          }
+          release();
           end(refusal.outcome, refusal.error);
           throw refusal.error;
         }
+        release();
         // Aborted while a guard answered: nothing is sent, and a breaker's trial place is freed.
         forget(spec.abandon?.());
         throw stopped();
       }
+      // Admitted: the retry goes out, and the response it would have stood in for is let go.
+      release();
       const sending =
         sentAt === now
           ? context
@@ -762,7 +814,9 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           return stopWith(verdict.fallback, 'deadline', pastDeadlineError(delay));
         throw pastDeadline(delay);
       }
-      if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
+      if (verdict.fallback !== undefined) {
+        held = { value: verdict.fallback, sentWith: control ?? (made ? undefined : request) };
+      }
       delays.push({ retry: computation.retry, delay, reason });
       emit({
         type: 'retry-scheduled',
@@ -788,6 +842,7 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
           // A slow hook does not hold up an abort.
           await raceAbort(Promise.resolve(hooked), aborted);
         } catch (hookError) {
+          release();
           if (aborted?.aborted && hookError === aborted.reason) throw stopped();
           end('not-retryable', hookError);
           throw hookError;
@@ -795,6 +850,11 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
         // A slow hook may have used up what was left before the deadline: the wait is not made.
         if (clock.now() + delay >= deadlineAt) {
           delays.pop();
+          if (held) {
+            const { value } = held;
+            held = undefined;
+            return stopWith(value, 'deadline', pastDeadlineError(delay));
+          }
           throw pastDeadline(delay);
         }
       }
@@ -804,11 +864,13 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
       } catch {
         // Cut short: the time it did wait counts in request-end's totalDelay.
         state = { ...state, totalDelay: state.totalDelay + (clock.now() - waitFrom) };
+        release();
         throw stopped();
       }
       state = decision.state;
     }
   } catch (error) {
+    release();
     // Whatever else ended the request (a store that failed, a backoff function that threw): it
     // still ends with a request-end, so no listener is left with a request in flight.
     if (!ended) end(aborted?.aborted ? abortedAs() : 'not-retryable', error);
@@ -820,6 +882,17 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
 }
 
 const ignore = () => {};
+
+const STOPPED: ReadonlySet<RequestOutcome> = new Set<StoppedOutcome>([
+  'budget-exhausted',
+  'deadline',
+  'retry-after-too-long',
+  'breaker-open',
+  'rate-limited',
+  'quota-spent',
+  'bulkhead-rejected',
+]);
+const isStoppedOutcome = (outcome: RequestOutcome): outcome is StoppedOutcome => STOPPED.has(outcome);
 
 /** Lets a store call finish on its own: its answer and its failure matter to nobody now. */
 function forget(pending: Promise<unknown> | undefined): void {

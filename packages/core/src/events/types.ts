@@ -34,6 +34,7 @@ export type RequestOutcome =
   | 'breaker-open'
   | 'budget-exhausted'
   | 'rate-limited'
+  | 'quota-spent'
   | 'bulkhead-rejected'
   | 'retry-after-too-long';
 

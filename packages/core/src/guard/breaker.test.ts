@@ -43,8 +43,8 @@ function openAt1000(options: BreakerOptions = {}) {
 }
 
 describe('normalizeBreaker', () => {
-  it('takes the DESIGN §7 defaults for `true`, with consecutiveFailures off', () => {
-    const config = normalizeBreaker(true);
+  it('takes the DESIGN §7 defaults for no options, with consecutiveFailures off', () => {
+    const config = normalizeBreaker();
     expect(config).toEqual({
       failureRate: 0.5,
       windowSize: 20,
@@ -78,10 +78,10 @@ describe('normalizeBreaker', () => {
   });
 
   it.each<[unknown, string]>([
-    [false, 'Expected breaker to be true or an object, got false'],
-    [null, 'Expected breaker to be true or an object, got null'],
-    [[], 'Expected breaker to be true or an object, got an array'],
-    [5, 'Expected breaker to be true or an object, got 5'],
+    [false, 'Expected breaker to be an object of breaker options, got false'],
+    [null, 'Expected breaker to be an object of breaker options, got null'],
+    [[], 'Expected breaker to be an object of breaker options, got an array'],
+    [5, 'Expected breaker to be an object of breaker options, got 5'],
     [{ failureRate: 1.5 }, 'Expected breaker.failureRate to be a finite number between 0 and 1, got 1.5'],
     [{ failureRate: -0.1 }, 'Expected breaker.failureRate to be a finite number between 0 and 1, got -0.1'],
     [
@@ -119,7 +119,7 @@ describe('normalizeBreaker', () => {
 
   it('ignores inherited options (prototype pollution)', () => {
     const options = Object.create({ failureRate: 5, openMs: -1 }) as BreakerOptions;
-    expect(normalizeBreaker(options)).toEqual(normalizeBreaker(true));
+    expect(normalizeBreaker(options)).toEqual(normalizeBreaker());
   });
 });
 

@@ -4,9 +4,24 @@
  * memory store and behind Redis, and tests need no timers (CONVENTIONS §1–2).
  */
 
+import { CircuitOpenError } from '../errors';
 import { finiteNumber, invalid, MAX_DELAY_LIMIT, own } from '../policy/normalize';
+import { systemClock } from '../time/clock';
+import {
+  checkObject,
+  type GuardValue,
+  type GuardValueOptions,
+  guardValue,
+  inspectable,
+  iso,
+  keyFunction,
+  keyOption,
+  storeResolver,
+  unsent,
+} from './guard';
+import { type GuardStore, IDLE_MS, memoryOf, type Slot, type Store, step } from './store';
 
-/** Circuit-breaker options; `breaker: true` takes every default. */
+/** Circuit-breaker rules: when it opens, and how it tries to close. */
 export interface BreakerOptions {
   /**
    * The failure rate over the window that opens the breaker once it is exceeded (strictly greater).
@@ -78,13 +93,13 @@ export interface BreakerConfig {
 }
 
 /** The defaults of DESIGN §7. */
-export const BREAKER_DEFAULTS = {
+export const BREAKER_DEFAULTS = /* @__PURE__ */ Object.freeze({
   failureRate: 0.5,
   windowSize: 20,
   minCalls: 20,
   openMs: 30_000,
   halfOpenCalls: 1,
-} as const;
+} as const);
 
 export type BreakerStateName = 'closed' | 'open' | 'half-open';
 
@@ -152,7 +167,7 @@ function integer(name: string, value: unknown, fallback: number, min: number, ma
 }
 
 /**
- * Validates breaker options once and fills in the defaults; `true` means all defaults.
+ * Validates breaker options once and fills in the defaults.
  *
  * @example
  * ```ts
@@ -160,11 +175,9 @@ function integer(name: string, value: unknown, fallback: number, min: number, ma
  * // InvalidOptionsError: Expected breaker.failureRate to be a finite number between 0 and 1, got 2
  * ```
  */
-export function normalizeBreaker(input: BreakerOptions | true): BreakerConfig {
-  if (input !== true && (typeof input !== 'object' || input === null || Array.isArray(input))) {
-    throw invalid('breaker', 'true or an object', input);
-  }
-  const options: BreakerOptions = input === true ? {} : input;
+export function normalizeBreaker(input: BreakerOptions = {}): BreakerConfig {
+  checkObject('breaker', input, 'an object of breaker options');
+  const options = input;
   const max = Number.MAX_SAFE_INTEGER;
   const windowSize = integer(
     'breaker.windowSize',
@@ -316,4 +329,110 @@ export function breakerSnapshot(state: BreakerState, config: BreakerConfig, now:
   if (state.state === 'closed') return base;
   const admission = breakerAdmit(state, config, now);
   return admission.allowed ? base : { ...base, retryAt: admission.retryAt };
+}
+
+/** `circuitBreaker()`'s options: the rules, and where the state lives. */
+export interface CircuitBreakerOptions extends BreakerOptions, GuardValueOptions {}
+
+/** A circuit breaker (DESIGN §7): give it to one client or several; they share it. */
+export interface CircuitBreaker extends GuardValue<'breaker'> {
+  /** The rules, defaults filled in. */
+  readonly config: BreakerConfig;
+  /**
+   * What the breaker for `key` (by default an origin, `https://api.example`) looks like at `now`:
+   * closed, open until `retryAt`, or half-open, with its window's failure rate. For tests and
+   * dashboards; throws for a breaker whose state is in a shared store.
+   */
+  state(key: string, now?: number): BreakerSnapshot;
+}
+
+/** Breaker state idle this long is forgotten: a minute, and the openMs of one that is not closed. */
+const idle = (slot: Slot<BreakerState, BreakerConfig>, now: number) =>
+  now - slot.last >= IDLE_MS + (slot.state.state === 'closed' ? 0 : slot.config.openMs);
+
+/** The breaker operations of `store`: its own, or this module's rules on a memory store's table. */
+export function breakerOps(store: GuardStore): Pick<Store, 'breakerAdmit' | 'breakerRecord'> {
+  const memory = memoryOf(store);
+  if (!memory) return store as Store;
+  const table = memory?.table('breakers', idle);
+  return {
+    breakerAdmit: (key, config, now) =>
+      step(memory, table, key, config, now, initialBreakerState, (state) => breakerAdmit(state, config, now)),
+    breakerRecord: (key, config, outcome, now) =>
+      step(memory, table, key, config, now, initialBreakerState, (state) =>
+        breakerRecord(state, config, outcome, now),
+      ),
+  };
+}
+
+/**
+ * A circuit breaker per key (by default per origin): once the key keeps failing, requests fail
+ * fast with `CircuitOpenError`, nothing sent, until a trial request succeeds. Only failures worth
+ * a retry count (not 4xx, not aborts).
+ *
+ * @example
+ * ```ts
+ * const breaker = circuitBreaker({ consecutiveFailures: 5, openMs: 10_000 });
+ * const api = retryFetch(fetch, { breaker });
+ * breaker.state('https://api.example').state; // 'closed'
+ * ```
+ */
+export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBreaker {
+  const config = Object.freeze(normalizeBreaker(options));
+  const stores = storeResolver(own(options, 'store'));
+  const ownKey = keyOption(options);
+  return guardValue<'breaker', CircuitBreaker>(
+    {
+      kind: 'breaker',
+      config,
+      state(key, now = systemClock.now()) {
+        const memory = inspectable(stores.home(), 'breaker');
+        const slot = memory?.table('breakers', idle).get(key);
+        return breakerSnapshot(slot ? slot.state : initialBreakerState(), config, now);
+      },
+    },
+    (binding) => {
+      const ops = breakerOps(stores.forClient(binding));
+      return {
+        kind: 'breaker',
+        keyOf: keyFunction(ownKey, binding),
+        session({ key, policy, emit, label }) {
+          // Whether the admitted attempt is one of the half-open trials.
+          let trial = false;
+          const record = (health: BreakerOutcome) => {
+            trial = false;
+            const report = (recorded: BreakerRecord) => {
+              if (recorded.transition) emit({ type: 'breaker-state', key, ...recorded.transition });
+            };
+            const recorded = ops.breakerRecord(key, config, health, policy.clock.now());
+            if (recorded instanceof Promise) return recorded.then(report);
+            report(recorded);
+            return undefined;
+          };
+          return {
+            admit(attempt) {
+              const says = (admission: BreakerAdmission) => {
+                if (admission.allowed) {
+                  if (admission.transition) emit({ type: 'breaker-state', key, ...admission.transition });
+                  trial = admission.state.state === 'half-open';
+                  return undefined;
+                }
+                return {
+                  outcome: 'breaker-open' as const,
+                  error: new CircuitOpenError(
+                    `${label} was not sent: the circuit breaker for ${key} is open until ${iso(admission.retryAt)}`,
+                    { retryAt: admission.retryAt, ...unsent(attempt) },
+                  ),
+                };
+              };
+              const admission = ops.breakerAdmit(key, config, policy.clock.now());
+              return admission instanceof Promise ? admission.then(says) : says(admission);
+            },
+            record,
+            abandon: () => (trial ? record('ignored') : undefined),
+          };
+        },
+      };
+    },
+  );
 }

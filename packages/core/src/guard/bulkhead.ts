@@ -6,7 +6,22 @@
  * opaque id for one attempt; the same holder asking again (after a wake-up) keeps its place.
  */
 
+import type { LoopAttempt, Refusal } from '../engine/attempt-loop';
+import { BulkheadRejectedError } from '../errors';
+import { randomUuid } from '../events/request-id';
 import { invalid, own } from '../policy/normalize';
+import type { Clock } from '../time/clock';
+import {
+  type GuardValue,
+  type GuardValueOptions,
+  guardValue,
+  inspectable,
+  keyFunction,
+  keyOption,
+  storeResolver,
+  unsent,
+} from './guard';
+import { type GuardStore, memoryOf, type Store } from './store';
 
 /** Bulkhead options. */
 export interface BulkheadOptions {
@@ -124,4 +139,196 @@ export function bulkheadRelease(state: BulkheadState, holder: string): BulkheadS
 /** Whether a key's state says nothing (no holder, no waiter) and can be dropped. */
 export function bulkheadIsEmpty(state: BulkheadState): boolean {
   return state.active.length === 0 && state.queue.length === 0;
+}
+
+/** `bulkhead()`'s options: the places, the queue, and where the state lives. */
+export interface BulkheadValueOptions extends BulkheadOptions, GuardValueOptions {}
+
+/** A bulkhead (DESIGN §7): give it to one client or several; they share its places. */
+export interface Bulkhead extends GuardValue<'bulkhead'> {
+  readonly config: BulkheadConfig;
+  /** How many attempts hold a place for `key`, and how many wait. Throws for a shared store's. */
+  state(key: string): { readonly active: number; readonly queued: number };
+}
+
+// A memory table holds one bulkhead per key; its slots are dropped as soon as nobody holds or
+// waits (so the sweep never finds one to drop).
+const never = () => false;
+
+/** The bulkhead operations of `store`: its own, or this module's rules on a memory store's table. */
+export function bulkheadOps(store: GuardStore): Pick<Store, 'bulkheadAcquire' | 'bulkheadRelease'> {
+  const memory = memoryOf(store);
+  if (!memory) return store as Store;
+  const table = memory?.table<BulkheadState, BulkheadConfig>('bulkheads', never);
+  const keep = (key: string, state: BulkheadState, config: BulkheadConfig, now: number) => {
+    if (bulkheadIsEmpty(state)) table.delete(key);
+    else table.set(key, { state, config, last: now, handedOut: true });
+  };
+  return {
+    async bulkheadAcquire(key, config, holder, now) {
+      const acquired = bulkheadAcquire(table.get(key)?.state ?? bulkheadInit(), config, holder);
+      keep(key, acquired.state, config, now);
+      return acquired.result;
+    },
+    async bulkheadRelease(key, holder, now) {
+      const slot = table.get(key);
+      if (slot) keep(key, bulkheadRelease(slot.state, holder), slot.config, now);
+    },
+  };
+}
+
+// Bulkhead waiters of this realm, per store and key: a release wakes them to ask again. `gen`
+// counts releases, so a release between a 'queued' answer and the wait is not missed; `users`
+// counts the attempts in the middle of entering, so the entry is dropped only when nobody needs it.
+interface Waiters {
+  gen: number;
+  users: number;
+  readonly wake: Set<() => void>;
+}
+const waitersByStore = new WeakMap<object, Map<string, Waiters>>();
+
+function joinWaiters(store: object, key: string): Waiters {
+  let byKey = waitersByStore.get(store);
+  if (!byKey) {
+    byKey = new Map();
+    waitersByStore.set(store, byKey);
+  }
+  let waiters = byKey.get(key);
+  if (!waiters) {
+    waiters = { gen: 0, users: 0, wake: new Set() };
+    byKey.set(key, waiters);
+  }
+  waiters.users++;
+  return waiters;
+}
+
+function leaveWaiters(store: object, key: string, waiters: Waiters): void {
+  if (--waiters.users === 0) waitersByStore.get(store)?.delete(key);
+}
+
+function notify(store: object, key: string): void {
+  const waiters = waitersByStore.get(store)?.get(key);
+  if (!waiters) return;
+  waiters.gen++;
+  for (const wake of [...waiters.wake]) wake();
+}
+
+/** Resolves on a local release, or after `pollMs`; rejects when `signal` aborts. */
+function wakeOrPoll(
+  waiters: Waiters,
+  clock: Clock,
+  pollMs: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const poll = new AbortController();
+    const done = () => {
+      waiters.wake.delete(done);
+      signal?.removeEventListener('abort', onAbort);
+      poll.abort();
+      resolve();
+    };
+    const onAbort = () => {
+      waiters.wake.delete(done);
+      poll.abort();
+      reject(signal?.reason);
+    };
+    waiters.wake.add(done);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (pollMs !== undefined) clock.sleep(pollMs, poll.signal).then(done, () => {});
+  });
+}
+
+/**
+ * A bulkhead per key (by default per origin): at most `maxConcurrent` attempts in flight and
+ * `maxQueue` waiting (first come, first served, never past the deadline; the wait is reported with
+ * reason `bulkhead`); beyond that, `BulkheadRejectedError` with nothing sent.
+ *
+ * @example
+ * ```ts
+ * const pool = bulkhead({ maxConcurrent: 10, maxQueue: 50 });
+ * const api = retryFetch(fetch, { bulkhead: pool });
+ * pool.state('https://api.example'); // { active: 0, queued: 0 }
+ * ```
+ */
+export function bulkhead(options: BulkheadValueOptions): Bulkhead {
+  const config = Object.freeze(normalizeBulkhead(options));
+  const stores = storeResolver(own(options, 'store'));
+  const ownKey = keyOption(options);
+  return guardValue<'bulkhead', Bulkhead>(
+    {
+      kind: 'bulkhead',
+      config,
+      state(key) {
+        const memory = inspectable(stores.home(), 'bulkhead');
+        const state = memory?.table<BulkheadState, BulkheadConfig>('bulkheads', never).get(key)?.state;
+        return { active: state?.active.length ?? 0, queued: state?.queue.length ?? 0 };
+      },
+    },
+    (binding) => {
+      const store = stores.forClient(binding);
+      const ops = bulkheadOps(store);
+      const pollMs = (store as Partial<Store>).pollMs;
+      return {
+        kind: 'bulkhead',
+        keyOf: keyFunction(ownKey, binding),
+        session({ key, policy, label, waited }) {
+          const { clock } = policy;
+          let holder: string | undefined;
+          const queueFor = async (attempt: LoopAttempt, waiters: Waiters): Promise<Refusal | undefined> => {
+            const id = randomUuid();
+            const since = clock.now();
+            let queued = false;
+            for (;;) {
+              const gen = waiters.gen;
+              const result = await ops.bulkheadAcquire(key, config, id, clock.now());
+              if (result === 'acquired') {
+                holder = id;
+                if (queued) waited(attempt.attempt, 'bulkhead', since);
+                return undefined;
+              }
+              if (result === 'rejected') {
+                return {
+                  outcome: 'bulkhead-rejected',
+                  error: new BulkheadRejectedError(
+                    `${label} was not sent: the bulkhead for ${key} is full (${config.maxConcurrent} in flight, ${config.maxQueue} waiting)`,
+                    unsent(attempt),
+                  ),
+                };
+              }
+              queued = true;
+              if (waiters.gen !== gen) continue; // a place was freed while we asked
+              try {
+                await wakeOrPoll(waiters, clock, pollMs, attempt.signal);
+              } catch (error) {
+                // Gave up waiting (abort, deadline): what it waited is a wait; and it leaves the
+                // queue so the next in line moves up.
+                waited(attempt.attempt, 'bulkhead', since);
+                await ops.bulkheadRelease(key, id, clock.now());
+                notify(store, key);
+                throw error;
+              }
+            }
+          };
+          return {
+            async admit(attempt) {
+              const waiters = joinWaiters(store, key);
+              try {
+                return await queueFor(attempt, waiters);
+              } finally {
+                leaveWaiters(store, key, waiters);
+              }
+            },
+            release() {
+              if (holder === undefined) return undefined;
+              const id = holder;
+              holder = undefined;
+              return ops.bulkheadRelease(key, id, clock.now()).then(() => notify(store, key));
+            },
+          };
+        },
+      };
+    },
+  );
 }

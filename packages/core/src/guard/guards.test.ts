@@ -7,9 +7,14 @@ import { runHttpRequest } from '../http/request-engine';
 import { type RetryOptions, retry } from '../retry';
 import { seededRandom } from '../time/random';
 import { type VirtualClock, virtualClock } from '../time/virtual-clock';
+import { circuitBreaker } from './breaker';
+import { bulkhead } from './bulkhead';
 import { type GuardOptions, resolveGuards } from './guards';
-import { BUDGET_DEFAULTS } from './retry-budget';
-import { memoryStore, type Store } from './store';
+import { localStore } from './local-store';
+import { pacing } from './pacing';
+import { rateLimiter } from './rate-limiter';
+import { retryBudget } from './retry-budget';
+import type { Store } from './store';
 
 // Every guard through the attempt loop, on virtual time: the bulkhead and the other guards through
 // retry() (any operation), pacing through the HTTP engine.
@@ -47,9 +52,9 @@ describe('the bulkhead, through retry()', () => {
     const { stats, op } = slowOperation(clock, 1000);
     const events: RetrylineEvent[] = [];
     const options: RetryOptions = {
-      ...base(clock, memoryStore()),
+      ...base(clock, localStore()),
       guardKey: 'db',
-      bulkhead: { maxConcurrent: 2, maxQueue: 3 },
+      bulkhead: bulkhead({ maxConcurrent: 2, maxQueue: 3 }),
       onEvent: (event) => events.push(event),
     };
     const calls = ['a', 'b', 'c', 'd', 'e'].map((name) => observe(retry(op(name), options)));
@@ -71,7 +76,7 @@ describe('the bulkhead, through retry()', () => {
     const clock = virtualClock(T0);
     const { stats, op } = slowOperation(clock, 1000);
     const events: RetrylineEvent[] = [];
-    const options: RetryOptions = { ...base(clock, memoryStore()), bulkhead: { maxConcurrent: 1 } };
+    const options: RetryOptions = { ...base(clock, localStore()), bulkhead: bulkhead({ maxConcurrent: 1 }) };
     const first = observe(retry(op('a'), options));
     const second = observe(retry(op('b'), { ...options, onEvent: (event) => events.push(event) }));
     await clock.runAll();
@@ -89,8 +94,11 @@ describe('the bulkhead, through retry()', () => {
   it('never waits in the queue past the deadline, and gives its slot to the next in line', async () => {
     const clock = virtualClock(T0);
     const { stats, op } = slowOperation(clock, 1000);
-    const store = memoryStore();
-    const options: RetryOptions = { ...base(clock, store), bulkhead: { maxConcurrent: 1, maxQueue: 1 } };
+    const store = localStore();
+    const options: RetryOptions = {
+      ...base(clock, store),
+      bulkhead: bulkhead({ maxConcurrent: 1, maxQueue: 1 }),
+    };
     const first = observe(retry(op('a'), options));
     const late = observe(retry(op('late'), { ...options, deadline: 300 }));
     await clock.advance(400);
@@ -108,8 +116,11 @@ describe('the bulkhead, through retry()', () => {
   it('stops a queued caller at once on abort and frees its slot', async () => {
     const clock = virtualClock(T0);
     const { op } = slowOperation(clock, 1000);
-    const store = memoryStore();
-    const options: RetryOptions = { ...base(clock, store), bulkhead: { maxConcurrent: 1, maxQueue: 1 } };
+    const store = localStore();
+    const options: RetryOptions = {
+      ...base(clock, store),
+      bulkhead: bulkhead({ maxConcurrent: 1, maxQueue: 1 }),
+    };
     const first = observe(retry(op('a'), options));
     const controller = new AbortController();
     const queued = observe(retry(op('q'), { ...options, signal: controller.signal }));
@@ -126,12 +137,12 @@ describe('the bulkhead, through retry()', () => {
 
   it('holds a place per attempt: a backoff wait leaves it to others', async () => {
     const clock = virtualClock(T0);
-    const store = memoryStore();
+    const store = localStore();
     const order: string[] = [];
     const options: RetryOptions = {
       ...base(clock, store),
       backoff: { strategy: 'constant', base: 500 },
-      bulkhead: { maxConcurrent: 1, maxQueue: 1 },
+      bulkhead: bulkhead({ maxConcurrent: 1, maxQueue: 1 }),
     };
     const flaky = observe(
       retry(async ({ attempt }) => {
@@ -156,7 +167,7 @@ describe('the bulkhead, through retry()', () => {
 
   it('does not miss a release that lands while its acquire is still on the wire (a slow store)', async () => {
     const clock = virtualClock(T0);
-    const inner = memoryStore();
+    const inner = localStore();
     // Each acquire is decided at once but answered 10 ms later, like a round trip to a shared store.
     const slow: Store = {
       ...inner,
@@ -170,7 +181,7 @@ describe('the bulkhead, through retry()', () => {
     const options: RetryOptions = {
       ...base(clock, slow),
       deadline: 1000,
-      bulkhead: { maxConcurrent: 1, maxQueue: 1 },
+      bulkhead: bulkhead({ maxConcurrent: 1, maxQueue: 1 }),
     };
     const a = observe(retry(op('a'), options)); // holds the place from 10 to 15
     await clock.advance(12);
@@ -183,7 +194,7 @@ describe('the bulkhead, through retry()', () => {
 
   it('wakes a waiter by polling when the place is freed elsewhere (a store shared with other processes)', async () => {
     const clock = virtualClock(T0);
-    const inner = memoryStore();
+    const inner = localStore();
     const shared: Store = { ...inner, pollMs: 250 };
     const config = { maxConcurrent: 1, maxQueue: 5 };
     // Another process holds the only place.
@@ -195,7 +206,7 @@ describe('the bulkhead, through retry()', () => {
           started.push(clock.now() - T0);
           return 'ok';
         },
-        { ...base(clock, shared), bulkhead: config },
+        { ...base(clock, shared), bulkhead: bulkhead(config) },
       ),
     );
     await clock.advance(600);
@@ -229,7 +240,7 @@ describe('the other guards, through retry()', () => {
 
   it('a breaker keyed by guardKey opens after consecutive failures and then refuses without calling', async () => {
     const clock = virtualClock(T0);
-    const store = memoryStore();
+    const store = localStore();
     let calls = 0;
     const failing = async () => {
       calls++;
@@ -239,7 +250,7 @@ describe('the other guards, through retry()', () => {
       ...base(clock, store),
       retries: 0,
       guardKey: 'db',
-      breaker: { consecutiveFailures: 2, openMs: 5000 },
+      breaker: circuitBreaker({ consecutiveFailures: 2, openMs: 5000 }),
     };
     for (let i = 0; i < 2; i++) {
       const call = observe(retry(failing, options));
@@ -261,12 +272,12 @@ describe('the other guards, through retry()', () => {
 
   it('a retry budget caps retries of a generic operation', async () => {
     const clock = virtualClock(T0);
-    const store = memoryStore();
+    const store = localStore();
     let calls = 0;
     const options: RetryOptions = {
       ...base(clock, store),
       retries: 5,
-      budget: { ratio: 0.5, minPerSecond: 0 },
+      budget: retryBudget({ ratio: 0.5, minPerSecond: 0 }),
     };
     const results: unknown[] = [];
     const errors: unknown[] = [];
@@ -297,9 +308,9 @@ describe('the other guards, through retry()', () => {
   it('seed 003 demo: 8 callers hammering for one second against burst 50, rate 100 get exactly 150 through', async () => {
     const clock = virtualClock(T0);
     const options: RetryOptions = {
-      ...base(clock, memoryStore()),
+      ...base(clock, localStore()),
       retries: 0,
-      limiter: { capacity: 50, refillPerSecond: 100, mode: 'reject' },
+      limiter: rateLimiter({ capacity: 50, refillPerSecond: 100, mode: 'reject' }),
     };
     let accepted = 0;
     let refused = 0;
@@ -318,8 +329,8 @@ describe('the other guards, through retry()', () => {
   it("a limiter in 'reject' mode refuses a call without a token, with retryAt", async () => {
     const clock = virtualClock(T0);
     const options: RetryOptions = {
-      ...base(clock, memoryStore()),
-      limiter: { capacity: 1, refillPerSecond: 2, mode: 'reject' },
+      ...base(clock, localStore()),
+      limiter: rateLimiter({ capacity: 1, refillPerSecond: 2, mode: 'reject' }),
     };
     const first = observe(retry(async () => 1, options));
     const second = observe(retry(async () => 2, options));
@@ -337,7 +348,9 @@ interface FakeResponse {
 }
 
 /** Sends GETs through the HTTP engine; the server's answers come from `respond`. */
-function httpClient(clock: VirtualClock, store: Store, respond: (url: string) => FakeResponse) {
+function httpClient(clock: VirtualClock, store: Store, respond: (url: string) => FakeResponse, paced = true) {
+  // One pacing value per client, its pauses in the client's store.
+  const paces = paced ? { pacing: pacing() } : {};
   const sent: string[] = [];
   const events: RetrylineEvent[] = [];
   const get = (url: string, options: HttpRetryOptions = {}) => {
@@ -353,7 +366,7 @@ function httpClient(clock: VirtualClock, store: Store, respond: (url: string) =>
         store,
         retries: 0,
         // Opt-in (DESIGN §7): these tests are about pacing.
-        pacing: true,
+        ...paces,
         onEvent: (event) => events.push(event),
         ...options,
       },
@@ -373,27 +386,27 @@ describe('server-informed pacing, through the HTTP engine', () => {
   it('holds later requests to an origin until a 429’s Retry-After, with a little spread; other origins go on', async () => {
     const clock = virtualClock(T0);
     let limited = true;
-    const client = httpClient(clock, memoryStore(), (url) =>
-      url.includes('/a') && limited
+    const client = httpClient(clock, localStore(), (url) =>
+      url.includes('/v1/a') && limited
         ? { status: 429, headers: new Headers({ 'Retry-After': '5' }) }
         : { status: 200, headers: new Headers() },
     );
-    const first = client.get('https://a.example/a');
+    const first = client.get('https://a.example/v1/a');
     await clock.advance(0);
     await first.done;
     limited = false;
-    const later = client.get('https://a.example/b');
-    const elsewhere = client.get('https://b.example/a');
+    const later = client.get('https://a.example/v1/b');
+    const elsewhere = client.get('https://b.example/v1/a');
     await clock.runAll();
     await Promise.all([later.done, elsewhere.done]);
-    expect(client.sent[0]).toBe('https://a.example/a@0');
-    expect(client.sent).toContain('https://b.example/a@0');
-    const at = Number(client.sent.find((s) => s.startsWith('https://a.example/b'))?.split('@')[1]);
+    expect(client.sent[0]).toBe('https://a.example/v1/a@0');
+    expect(client.sent).toContain('https://b.example/v1/a@0');
+    const at = Number(client.sent.find((s) => s.startsWith('https://a.example/v1/b'))?.split('@')[1]);
     // Never before the reset; spread by at most min(5 s / 10, 1 s).
     expect(at).toBeGreaterThanOrEqual(5000);
     expect(at).toBeLessThanOrEqual(5500);
-    const pacing = client.events.find((e) => e.type === 'guard-wait');
-    expect(pacing).toMatchObject({ guard: 'pacing', key: 'https://a.example', waited: at });
+    const wait = client.events.find((e) => e.type === 'guard-wait');
+    expect(wait).toMatchObject({ guard: 'pacing', key: 'https://a.example/v1', waited: at });
   });
 
   it('reads a spent quota from a successful response: RateLimit r=0, or X-RateLimit-Remaining: 0', async () => {
@@ -404,13 +417,13 @@ describe('server-informed pacing, through the HTTP engine', () => {
     ]) {
       const clock = virtualClock(T0);
       let n = 0;
-      const client = httpClient(clock, memoryStore(), () =>
+      const client = httpClient(clock, localStore(), () =>
         n++ === 0 ? { status: 200, headers: new Headers(headers) } : { status: 200, headers: new Headers() },
       );
-      const first = client.get('https://api.example/1');
+      const first = client.get('https://api.example/v1/1');
       await clock.advance(0);
       await first.done;
-      const second = client.get('https://api.example/2', { jitter: 'none' });
+      const second = client.get('https://api.example/v1/2', { jitter: 'none' });
       await clock.runAll();
       await second.done;
       const at = Number(client.sent[1]?.split('@')[1]);
@@ -427,50 +440,52 @@ describe('server-informed pacing, through the HTTP engine', () => {
     ]) {
       const clock = virtualClock(T0);
       let n = 0;
-      const client = httpClient(clock, memoryStore(), () =>
+      const client = httpClient(clock, localStore(), () =>
         n++ === 0 ? first : { status: 200, headers: new Headers() },
       );
-      const one = client.get('https://api.example/1');
+      const one = client.get('https://api.example/v1/1');
       await clock.advance(0);
       await one.done;
-      const two = client.get('https://api.example/2');
+      const two = client.get('https://api.example/v1/2');
       await clock.runAll();
       await two.done;
-      expect(client.sent[1]).toBe('https://api.example/2@0');
+      expect(client.sent[1]).toBe('https://api.example/v1/2@0');
     }
   });
 
-  it('pacing: false turns it off', async () => {
+  it('is off without a pacing() value: a hint delays only the request that received it', async () => {
     const clock = virtualClock(T0);
-    const client = httpClient(clock, memoryStore(), () => ({
-      status: 429,
-      headers: new Headers({ 'Retry-After': '5' }),
-    }));
-    const one = client.get('https://api.example/1', { pacing: false });
+    const client = httpClient(
+      clock,
+      localStore(),
+      () => ({ status: 429, headers: new Headers({ 'Retry-After': '5' }) }),
+      false,
+    );
+    const one = client.get('https://api.example/v1/1');
     await clock.advance(0);
     await one.done;
-    const two = client.get('https://api.example/2', { pacing: false });
+    const two = client.get('https://api.example/v1/2');
     await clock.runAll();
     await two.done;
-    expect(client.sent).toEqual(['https://api.example/1@0', 'https://api.example/2@0']);
+    expect(client.sent).toEqual(['https://api.example/v1/1@0', 'https://api.example/v1/2@0']);
   });
 
   it('holds a later request no longer than maxRetryAfter after a longer Retry-After, then sends it', async () => {
     const clock = virtualClock(T0);
-    const client = httpClient(clock, memoryStore(), (url) =>
+    const client = httpClient(clock, localStore(), (url) =>
       url.endsWith('/1')
         ? { status: 429, headers: new Headers({ 'Retry-After': '120' }) }
         : { status: 200, headers: new Headers() },
     );
-    const one = client.get('https://api.example/1');
+    const one = client.get('https://api.example/v1/1');
     await clock.advance(0);
     await one.done;
-    const later = client.get('https://api.example/2'); // maxRetryAfter is 60 s by default
+    const later = client.get('https://api.example/v1/2'); // maxRetryAfter is 60 s by default
     await clock.runAll();
     await later.done;
     expect(later.state.error).toBeUndefined();
     // The spread never stretches a pause past the cap.
-    expect(client.sent).toEqual(['https://api.example/1@0', 'https://api.example/2@60000']);
+    expect(client.sent).toEqual(['https://api.example/v1/1@0', 'https://api.example/v1/2@60000']);
     expect(client.events.find((e) => e.type === 'guard-wait')).toMatchObject({
       guard: 'pacing',
       waited: 60_000,
@@ -479,22 +494,24 @@ describe('server-informed pacing, through the HTTP engine', () => {
 
   it('fails at once with RateLimitedError when the pause does not fit the deadline', async () => {
     const clock = virtualClock(T0);
-    const client = httpClient(clock, memoryStore(), () => ({
+    const client = httpClient(clock, localStore(), () => ({
       status: 429,
       headers: new Headers({ 'Retry-After': '30' }),
     }));
-    const one = client.get('https://api.example/1');
+    const one = client.get('https://api.example/v1/1');
     await clock.advance(0);
     await one.done;
-    const pastDeadline = client.get('https://api.example/3', { deadline: 10_000 });
+    const pastDeadline = client.get('https://api.example/v1/3', { deadline: 10_000 });
     await clock.runAll();
     await pastDeadline.done;
     expect(isRetrylineError(pastDeadline.state.error, 'RateLimitedError')).toBe(true);
     expect((pastDeadline.state.error as { retryAt: number }).retryAt).toBe(T0 + 30_000);
     expect((pastDeadline.state.error as Error).message).toBe(
-      `GET https://api.example/3 was not sent: the server said the quota for https://api.example is spent until ${new Date(T0 + 30_000).toISOString()}`,
+      `GET https://api.example/v1/3 was not sent: the server said the quota for https://api.example/v1 is spent until ${new Date(T0 + 30_000).toISOString()}`,
     );
-    expect(client.sent).toEqual(['https://api.example/1@0']);
+    expect(client.sent).toEqual(['https://api.example/v1/1@0']);
+    // Named for pacing, not for a rate limiter the client does not have.
+    expect(client.events.at(-1)).toMatchObject({ type: 'request-end', outcome: 'quota-spent' });
   });
 
   describe('no header pauses an origin for longer than maxRetryAfter', () => {
@@ -519,7 +536,7 @@ describe('server-informed pacing, through the HTTP engine', () => {
       '%s: the store is told at most now + maxRetryAfter, and the next request is sent',
       async (_what, status, headers) => {
         const clock = virtualClock(T0);
-        const store = memoryStore();
+        const store = localStore();
         const told: number[] = [];
         const pacingSet = store.pacingSet;
         store.pacingSet = (key, until, now) => {
@@ -531,25 +548,25 @@ describe('server-informed pacing, through the HTTP engine', () => {
             ? { status, headers: new Headers(headers) }
             : { status: 200, headers: new Headers() },
         );
-        const one = client.get('https://api.example/1', { maxRetryAfter: MAX });
+        const one = client.get('https://api.example/v1/1', { maxRetryAfter: MAX });
         await clock.advance(0);
         await one.done;
         expect(told).toEqual([MAX]);
-        const later = client.get('https://api.example/2', { maxRetryAfter: MAX });
+        const later = client.get('https://api.example/v1/2', { maxRetryAfter: MAX });
         await clock.runAll();
         await later.done;
         expect(later.state.error).toBeUndefined();
-        expect(client.sent).toEqual(['https://api.example/1@0', `https://api.example/2@${MAX}`]);
+        expect(client.sent).toEqual(['https://api.example/v1/1@0', `https://api.example/v1/2@${MAX}`]);
       },
     );
   });
 
   it('refuses a random source that breaks its contract before the paced attempt is sent', async () => {
     const clock = virtualClock(T0);
-    const store = memoryStore();
-    await store.pacingSet('https://api.example', T0 + 5_000, T0);
+    const store = localStore();
+    await store.pacingSet('https://api.example/v1', T0 + 5_000, T0);
     const client = httpClient(clock, store, () => ({ status: 200, headers: new Headers() }));
-    const call = client.get('https://api.example/1', { random: () => 2 });
+    const call = client.get('https://api.example/v1/1', { random: () => 2 });
     await clock.runAll();
     await call.done;
     expect(isRetrylineError(call.state.error, 'InvalidOptionsError')).toBe(true);
@@ -561,28 +578,53 @@ describe('server-informed pacing, through the HTTP engine', () => {
 describe('resolveGuards', () => {
   const resolve = (options: Record<string, unknown>) => () =>
     resolveGuards(options as GuardOptions, { budget: true, pacing: true });
+  const value = (factory: string) =>
+    `a ${factory}() value (guards are made by their factory: ${factory}({ … }))`;
 
   it.each([
-    [{ budget: null }, 'Expected budget to be true or an object, got null'],
-    [{ breaker: null }, 'Expected breaker to be true or an object, got null'],
-    [{ store: null }, 'Expected store to be a Store (memoryStore() or a shared store), got null'],
-    [{ pacing: null }, 'Expected pacing to be a boolean, got null'],
-    [{ limiter: null }, 'Expected limiter to be an object with capacity and refillPerSecond, got null'],
-    [
-      { limiter: { capacity: 1, refillPerSecond: 1, mode: null } },
-      "Expected limiter.mode to be one of 'wait', 'reject', got null",
-    ],
-    [{ bulkhead: null }, 'Expected bulkhead to be an object with maxConcurrent, got null'],
+    [{ budget: null }, `Expected budget to be ${value('retryBudget')}, got null`],
+    [{ budget: true }, `Expected budget to be ${value('retryBudget')}, got true`],
+    [{ breaker: null }, `Expected breaker to be ${value('circuitBreaker')}, got null`],
+    [{ store: null }, 'Expected store to be a store (memoryStore() or a shared store), got null'],
+    [{ pacing: null }, `Expected pacing to be ${value('pacing')}, got null`],
+    [{ limiter: null }, `Expected limiter to be ${value('rateLimiter')}, got null`],
+    [{ bulkhead: null }, `Expected bulkhead to be ${value('bulkhead')}, got null`],
   ])('refuses null like any other wrong value, never reading it as the default: %o', (options, message) => {
     expect(resolve(options)).toThrow(InvalidOptionsError);
     expect(resolve(options)).toThrow(message);
+  });
+
+  it.each([
+    [{ breaker: true }, 'circuitBreaker'],
+    [{ breaker: { consecutiveFailures: 5 } }, 'circuitBreaker'],
+    [{ limiter: { capacity: 1, refillPerSecond: 1 } }, 'rateLimiter'],
+    [{ bulkhead: { maxConcurrent: 1 } }, 'bulkhead'],
+    [{ budget: { ratio: 0.2 } }, 'retryBudget'],
+    [{ pacing: true }, 'pacing'],
+    // A guard value of another kind in the wrong place.
+    [{ breaker: retryBudget() }, 'circuitBreaker'],
+  ])('names the factory to use for an options object or the wrong guard: %o', (options, factory) => {
+    expect(resolve(options)).toThrow(`to be ${value(factory)}`);
+  });
+
+  it('refuses a bad mode when the guard value is made, before any client', () => {
+    expect(() => rateLimiter({ capacity: 1, refillPerSecond: 1, mode: null as unknown as 'wait' })).toThrow(
+      "Expected limiter.mode to be one of 'wait', 'reject', got null",
+    );
   });
 
   it('reads only undefined as absent', () => {
     // As JavaScript callers (and spread option objects) pass them.
     const absent = { budget: undefined, store: undefined, pacing: undefined } as unknown as GuardOptions;
     const guards = resolveGuards(absent, { budget: true, pacing: true });
-    expect(guards.budget).toEqual(BUDGET_DEFAULTS);
-    expect(guards.pacing).toBe(true);
+    expect(guards.budget).toBeDefined();
+    expect(guards.pacing).toBeUndefined();
+    expect(guards.list.map((guard) => guard.kind)).toEqual(['budget']);
+  });
+
+  it('refuses pacing for retry(), which reads no responses', () => {
+    expect(() =>
+      resolveGuards({ pacing: pacing() } as GuardOptions, { budget: false, pacing: false }),
+    ).toThrow('Expected pacing to be absent: pacing reads HTTP responses, retry() has none');
   });
 });

@@ -13,7 +13,7 @@ import {
   type RetryBudgetConfig,
 } from './retry-budget';
 
-const DEFAULTS = normalizeBudget(true);
+const DEFAULTS = normalizeBudget();
 // The floor over one default window: 10 retries/s × 10 s.
 const FLOOR = 100;
 
@@ -30,10 +30,10 @@ function retryUntilRefused(state: BudgetState, config: RetryBudgetConfig, now: n
 }
 
 describe('normalizeBudget', () => {
-  it('takes the DESIGN §7 defaults for `true` and for an empty object', () => {
-    expect(normalizeBudget(true)).toEqual({ ratio: 0.1, windowMs: 10_000, minPerSecond: 10 });
-    expect(normalizeBudget({})).toEqual(normalizeBudget(true));
-    expect(BUDGET_DEFAULTS).toEqual(normalizeBudget(true));
+  it('takes the DESIGN §7 defaults for no options and for an empty object', () => {
+    expect(normalizeBudget()).toEqual({ ratio: 0.1, windowMs: 10_000, minPerSecond: 10 });
+    expect(normalizeBudget({})).toEqual(normalizeBudget());
+    expect(BUDGET_DEFAULTS).toEqual(normalizeBudget());
   });
 
   it('keeps the options it is given', () => {
@@ -64,10 +64,10 @@ describe('normalizeBudget', () => {
       'budget.minPerSecond',
       'Expected budget.minPerSecond to be a finite number ≥ 0, got -1',
     ],
-    [null, 'budget', 'Expected budget to be true or an object, got null'],
-    [false, 'budget', 'Expected budget to be true or an object, got false'],
-    [[], 'budget', 'Expected budget to be true or an object, got an array'],
-    [10, 'budget', 'Expected budget to be true or an object, got 10'],
+    [null, 'budget', 'Expected budget to be an object of budget options, got null'],
+    [false, 'budget', 'Expected budget to be an object of budget options, got false'],
+    [[], 'budget', 'Expected budget to be an object of budget options, got an array'],
+    [10, 'budget', 'Expected budget to be an object of budget options, got 10'],
   ])('rejects %o', (input, option, message) => {
     let error: unknown;
     try {

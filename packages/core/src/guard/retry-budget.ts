@@ -13,9 +13,25 @@
  * `ratio × (their requests and those of the BUDGET_BUCKETS − 1 buckets before) + floor` retries.
  */
 
-import { finiteNumber, invalid, own } from '../policy/normalize';
+import { RetryBudgetExhaustedError } from '../errors';
+import { finiteNumber, own } from '../policy/normalize';
+import { systemClock } from '../time/clock';
+import {
+  type Binding,
+  type BoundGuard,
+  checkObject,
+  type GuardRequest,
+  type GuardValue,
+  type GuardValueOptions,
+  guardValue,
+  inspectable,
+  keyFunction,
+  keyOption,
+  storeResolver,
+} from './guard';
+import { type GuardStore, IDLE_MS, keep, memoryOf, type Slot, type Store, step } from './store';
 
-/** Retry-budget options; `budget: true` takes every default. */
+/** Retry-budget rules: the share of requests that may be retried, and over how long. */
 export interface RetryBudgetOptions {
   /**
    * The share of requests that may be retried over the window, on top of the floor. `0` leaves
@@ -56,7 +72,12 @@ export interface RetryBudgetConfig {
 }
 
 /** The defaults of DESIGN §7. */
-export const BUDGET_DEFAULTS = { ratio: 0.1, windowMs: 10_000, minPerSecond: 10 } as const;
+// Frozen: every client's own budget runs on this very object.
+export const BUDGET_DEFAULTS = /* @__PURE__ */ Object.freeze({
+  ratio: 0.1,
+  windowMs: 10_000,
+  minPerSecond: 10,
+} as const);
 
 /** How many buckets the window is cut into: the most counters a budget state ever holds. */
 export const BUDGET_BUCKETS = 10;
@@ -87,11 +108,9 @@ export interface BudgetDecision extends BudgetRecord {
 }
 
 /** Validates options once, at the boundary (CONVENTIONS §3). */
-export function normalizeBudget(input: RetryBudgetOptions | true): RetryBudgetConfig {
-  if (input !== true && (typeof input !== 'object' || input === null || Array.isArray(input))) {
-    throw invalid('budget', 'true or an object', input);
-  }
-  const options: RetryBudgetOptions = input === true ? {} : input;
+export function normalizeBudget(input: RetryBudgetOptions = {}): RetryBudgetConfig {
+  checkObject('budget', input, 'an object of budget options');
+  const options = input;
   return {
     ratio: finiteNumber('budget.ratio', own(options, 'ratio'), BUDGET_DEFAULTS.ratio),
     // At least 1 ms, so a bucket (windowMs / 10) is never empty of time.
@@ -225,4 +244,148 @@ function bump(
   const next = counted ? buckets.slice(0, -1) : buckets.slice();
   next.push({ slot, requests, retries });
   return next;
+}
+
+/** `retryBudget()`'s options: the rules, and where the state lives. */
+export interface RetryBudgetValueOptions extends RetryBudgetOptions, GuardValueOptions {}
+
+/** A retry budget (DESIGN §7): every client has one of its own unless given this or `budget: false`. */
+export interface RetryBudget extends GuardValue<'budget'> {
+  /** The rules, defaults filled in. */
+  readonly config: RetryBudgetConfig;
+  /**
+   * The requests and retries counted for `key` (by default an origin) in the window at `now`, and
+   * how many retries it still allows. Throws for a budget whose state is in a shared store.
+   */
+  state(
+    key: string,
+    now?: number,
+  ): { readonly requests: number; readonly retries: number; readonly remaining: number };
+}
+
+/** The budget operations a request makes, plus `countAtOnce` for the happy path. */
+interface BudgetOps extends Pick<Store, 'budgetRequest' | 'budgetRetry'> {
+  /**
+   * Counts a first attempt at once, for a memory store (in place when it can: no allocation);
+   * `false`, with nothing counted, for a store that answers through promises.
+   */
+  countAtOnce(key: string, config: RetryBudgetConfig, now: number): boolean;
+}
+
+/** Budget state idle for a minute and its whole window is forgotten. */
+const idle = (slot: Slot<BudgetState, RetryBudgetConfig>, now: number) =>
+  now - slot.last >= Math.max(IDLE_MS, slot.config.windowMs);
+
+/** The budget operations of `store`: its own, or this module's rules on a memory store's table. */
+export function budgetOps(store: GuardStore): BudgetOps {
+  const memory = memoryOf(store);
+  if (!memory) {
+    const shared = store as Store;
+    return {
+      budgetRequest: (key, config, now) => shared.budgetRequest(key, config, now),
+      budgetRetry: (key, config, now) => shared.budgetRetry(key, config, now),
+      countAtOnce: () => false,
+    };
+  }
+  const table = memory?.table('budgets', idle);
+  return {
+    budgetRequest: (key, config, now) =>
+      step(memory, table, key, config, now, budgetInit, (state) => budgetRecordRequest(state, config, now)),
+    budgetRetry: async (key, config, now) =>
+      step(memory, table, key, config, now, budgetInit, (state) => budgetTryRetry(state, config, now)),
+    countAtOnce(key, config, now) {
+      memory.tick(now);
+      const slot = table.get(key);
+      if (slot && !slot.handedOut && slot.config === config && budgetCountInPlace(slot.state, config, now)) {
+        slot.last = now;
+        return true;
+      }
+      const { state } = budgetRecordRequest(slot ? slot.state : budgetInit(), config, now);
+      // A fresh state, its newest bucket made just now and handed to nobody: the next request to
+      // the key in the same bucket counts into it in place.
+      keep(table, key, slot, state, config, now, false);
+      return true;
+    },
+  };
+}
+
+/** A budget bound to a client, as the engine's happy path asks it. */
+export interface BoundBudget {
+  /** Counts the request's first attempt at once when the store allows; see {@link BudgetOps.countAtOnce}. */
+  countAtOnce(request: GuardRequest, now: number): boolean;
+}
+
+/**
+ * A retry budget per key (by default per origin): retries stay within `ratio` of requests over
+ * `windowMs` (plus a floor of `minPerSecond`), so a failing dependency is not hit by a retry storm.
+ * A spent budget stops retrying: the caller gets the last attempt's result, and its retry info says
+ * `stoppedBy: 'budget'`. The first attempt is never refused. Every HTTP client has a budget of its
+ * own by default; give one value to several clients to share it, or `budget: false` to go without.
+ *
+ * @example
+ * ```ts
+ * const budget = retryBudget({ ratio: 0.2 });
+ * const api = retryFetch(fetch, { budget });
+ * budget.state('https://api.example').remaining;
+ * ```
+ */
+export function retryBudget(options: RetryBudgetValueOptions = {}): RetryBudget {
+  const config = Object.freeze(normalizeBudget(options));
+  const stores = storeResolver(own(options, 'store'));
+  const ownKey = keyOption(options);
+  return guardValue<'budget', RetryBudget>(
+    {
+      kind: 'budget',
+      config,
+      state(key, now = systemClock.now()) {
+        const memory = inspectable(stores.home(), 'budget');
+        const slot = memory?.table('budgets', idle).get(key);
+        return budgetSnapshot(slot ? slot.state : budgetInit(), config, now);
+      },
+    },
+    (binding) => bindBudget(config, stores.forClient(binding), keyFunction(ownKey, binding)),
+  );
+}
+
+// The defaults, valid as they are: every client's own budget shares this config object, which
+// lets the memory store count a request in place.
+const DEFAULT_CONFIG: RetryBudgetConfig = BUDGET_DEFAULTS;
+
+/** The budget a client has unless told otherwise: the defaults, its state in the client's store. */
+export function clientBudget(binding: Binding & { readonly store: GuardStore }): BoundGuard & BoundBudget {
+  return bindBudget(DEFAULT_CONFIG, binding.store, keyFunction(undefined, binding));
+}
+
+function bindBudget(
+  config: RetryBudgetConfig,
+  store: GuardStore,
+  keyOf: (request: GuardRequest) => string,
+): BoundGuard & BoundBudget {
+  const ops = budgetOps(store);
+  return {
+    kind: 'budget',
+    keyOf,
+    countAtOnce: (request, now) => ops.countAtOnce(keyOf(request), config, now),
+    session({ key, policy, emit, label }) {
+      return {
+        admit(attempt) {
+          if (attempt.attempt !== 1) return undefined;
+          const counted = ops.budgetRequest(key, config, policy.clock.now());
+          return counted instanceof Promise ? counted.then(() => undefined) : undefined;
+        },
+        async allowRetry({ details, summary }) {
+          const decision = await ops.budgetRetry(key, config, policy.clock.now());
+          emit({ type: 'budget', key, remaining: decision.remaining, allowed: decision.allowed });
+          if (decision.allowed) return undefined;
+          return {
+            outcome: 'budget-exhausted',
+            error: new RetryBudgetExhaustedError(
+              `${label} was not retried: the retry budget for ${key} is spent (retries are kept within ${config.ratio * 100}% of requests): ${summary}`,
+              details,
+            ),
+          };
+        },
+      };
+    },
+  };
 }

@@ -1,44 +1,62 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_DELAY_LIMIT } from '../policy/normalize';
-import { budgetCountInPlace, budgetInit, budgetRecordRequest, normalizeBudget } from './retry-budget';
-import { memoryFastPath, memoryStore } from './store';
+import { localStore } from './local-store';
+import {
+  type BudgetRecord,
+  budgetCountInPlace,
+  budgetInit,
+  budgetOps,
+  budgetRecordRequest,
+  normalizeBudget,
+  type RetryBudgetConfig,
+} from './retry-budget';
+import { memoryOf, memoryStore } from './store';
 
 const T = 1_700_000_000_000;
-const BUDGET = normalizeBudget(true); // 10 buckets of 1 s
+const BUDGET = normalizeBudget(); // 10 buckets of 1 s
 const KEY = 'https://api.example';
+
+/** A memory store's budget operations: the fast path's count, and the rest answering at once. */
+function budgetOnMemory() {
+  const ops = budgetOps(memoryStore());
+  const store = {
+    ...ops,
+    budgetRequest: (key: string, config: RetryBudgetConfig, now: number) =>
+      ops.budgetRequest(key, config, now) as BudgetRecord,
+  };
+  return { fast: { countRequest: ops.countAtOnce }, store };
+}
 
 describe("the memory store's fast path for a first attempt", () => {
   it('is there for a memory store only', () => {
-    expect(memoryFastPath(memoryStore())).toBeDefined();
+    expect(memoryOf(memoryStore())).toBeDefined();
     const lookalike = { ...memoryStore() };
-    expect(memoryFastPath(lookalike)).toBeUndefined();
+    expect(memoryOf(lookalike)).toBeUndefined();
+    expect(budgetOps(localStore()).countAtOnce(KEY, BUDGET, T)).toBe(false);
   });
 
   it('counts every request, in one bucket per tenth of the window', () => {
-    const store = memoryStore();
-    const fast = memoryFastPath(store);
-    for (let i = 0; i < 5; i++) fast?.countRequest(KEY, BUDGET, T);
-    for (let i = 0; i < 3; i++) fast?.countRequest(KEY, BUDGET, T + 1000);
+    const { fast, store } = budgetOnMemory();
+    for (let i = 0; i < 5; i++) fast.countRequest(KEY, BUDGET, T);
+    for (let i = 0; i < 3; i++) fast.countRequest(KEY, BUDGET, T + 1000);
     const { state } = store.budgetRequest(KEY, BUDGET, T + 1000);
     expect(state.buckets.map(({ requests }) => requests)).toEqual([5, 4]);
   });
 
   it('never changes a state the store handed out', () => {
-    const store = memoryStore();
-    const fast = memoryFastPath(store);
+    const { fast, store } = budgetOnMemory();
     const handedOut = store.budgetRequest(KEY, BUDGET, T);
     const before = structuredClone(handedOut.state);
-    for (let i = 0; i < 3; i++) fast?.countRequest(KEY, BUDGET, T);
+    for (let i = 0; i < 3; i++) fast.countRequest(KEY, BUDGET, T);
     expect(handedOut.state).toEqual(before);
     expect(store.budgetRequest(KEY, BUDGET, T).state.buckets.at(-1)?.requests).toBe(5);
   });
 
   it('keeps counting when a retry is drawn between requests', async () => {
-    const store = memoryStore();
-    const fast = memoryFastPath(store);
-    fast?.countRequest(KEY, BUDGET, T);
+    const { fast, store } = budgetOnMemory();
+    fast.countRequest(KEY, BUDGET, T);
     const decision = await store.budgetRetry(KEY, BUDGET, T);
-    fast?.countRequest(KEY, BUDGET, T);
+    fast.countRequest(KEY, BUDGET, T);
     expect(decision.state.buckets).toEqual([{ slot: expect.any(Number), requests: 1, retries: 1 }]);
     expect(store.budgetRequest(KEY, BUDGET, T).state.buckets).toEqual([
       { slot: expect.any(Number), requests: 3, retries: 1 },
@@ -58,6 +76,7 @@ describe('budgetCountInPlace', () => {
 });
 
 describe("the memory store's pacing", () => {
+  const memoryStore = localStore;
   it('keeps the later of two pauses until it passes', async () => {
     const store = memoryStore();
     await store.pacingSet(KEY, T + 5000, T);

@@ -1,34 +1,8 @@
-import { MAX_DELAY_LIMIT } from '../policy/normalize';
-import {
-  type BreakerAdmission,
-  type BreakerConfig,
-  type BreakerOutcome,
-  type BreakerRecord,
-  type BreakerState,
-  breakerAdmit,
-  breakerRecord,
-  initialBreakerState,
-} from './breaker';
-import {
-  type BulkheadAcquire,
-  type BulkheadConfig,
-  type BulkheadState,
-  bulkheadAcquire,
-  bulkheadInit,
-  bulkheadIsEmpty,
-  bulkheadRelease,
-} from './bulkhead';
-import {
-  type BudgetDecision,
-  type BudgetRecord,
-  type BudgetState,
-  budgetCountInPlace,
-  budgetInit,
-  budgetRecordRequest,
-  budgetTryRetry,
-  type RetryBudgetConfig,
-} from './retry-budget';
-import { type BucketState, bucketInit, bucketTake, isIdle, type TokenBucketConfig } from './token-bucket';
+import { invalid, own } from '../policy/normalize';
+import type { BreakerAdmission, BreakerConfig, BreakerOutcome, BreakerRecord } from './breaker';
+import type { BulkheadAcquire, BulkheadConfig } from './bulkhead';
+import type { BudgetDecision, BudgetRecord, RetryBudgetConfig } from './retry-budget';
+import type { TokenBucketConfig } from './token-bucket';
 
 /**
  * Where guard state lives: implement it to keep Retryline's guards somewhere else (a database, a
@@ -103,7 +77,7 @@ export interface Store {
 }
 
 // State untouched this long is swept, when dropping it loses nothing a fresh state would not say.
-const IDLE_MS = 60_000;
+export const IDLE_MS = 60_000;
 // The sweep runs once every this many operations: amortised O(1), no timer.
 const SWEEP_EVERY = 1000;
 
@@ -117,18 +91,21 @@ export interface MemoryStoreSize {
 }
 
 /**
- * The memory store: a {@link Store} that can also say how much it holds, and answers the operations
- * every request makes synchronously.
+ * Guard state in this process's memory: what a client keeps its guards in unless given another
+ * store. It holds state only for the guards a client uses, each guard bringing its own rules, so a
+ * bundle carries only the guards it imports. Pass one `memoryStore()` to several clients to share
+ * their guards' state in one process; a shared store (`redisStore`) shares it across a fleet.
  */
-export interface MemoryStore extends Store {
-  breakerAdmit(key: string, config: BreakerConfig, now: number): BreakerAdmission;
-  breakerRecord(key: string, config: BreakerConfig, outcome: BreakerOutcome, now: number): BreakerRecord;
-  budgetRequest(key: string, config: RetryBudgetConfig, now: number): BudgetRecord;
-  pacingGet(key: string, now: number): number | undefined;
+export interface MemoryStore {
+  /** How many keys the store holds per guard. */
   size(): MemoryStoreSize;
 }
 
-interface Slot<S, C> {
+/** Where a guard keeps its state: a shared {@link Store}, or a {@link memoryStore}. */
+export type GuardStore = Store | MemoryStore;
+
+/** One key's state in a memory table. */
+export interface Slot<S, C> {
   state: S;
   config: C;
   /** When an operation last touched the key. */
@@ -140,170 +117,125 @@ interface Slot<S, C> {
   handedOut: boolean;
 }
 
-/** What the request engine's first attempt asks of a memory store: answers at once, nothing handed out. */
-export interface MemoryFastPath {
-  /** Until when the key's quota is spent, if it is. */
-  pacingGet(key: string, now: number): number | undefined;
-  /** Counts a first attempt in the key's retry budget, in place when it can. */
-  countRequest(key: string, config: RetryBudgetConfig, now: number): void;
+/** Whether a key's slot has been idle long enough to drop (nothing lost that a fresh state would not say). */
+export type IdleRule<S, C> = (slot: Slot<S, C>, now: number) => boolean;
+
+/** A memory store's tables, one per guard, each made by the guard that uses it. */
+export interface Memory {
+  /** The table of guard `name`, made on first use; `idle` says which of its keys a sweep drops. */
+  table<S, C>(name: keyof MemoryStoreSize, idle: IdleRule<S, C>): Map<string, Slot<S, C>>;
+  /** Counts one operation: every {@link SWEEP_EVERY}th sweeps every table. */
+  tick(now: number): void;
 }
 
-// Where a memory store keeps its fast path: a property of its own (not enumerable, so a copy of
-// the store is no memory store), read per request faster than a WeakMap entry.
-const FAST_PATH = Symbol('retryline.memoryFastPath');
+// Where a memory store keeps its tables: a property of its own (not enumerable, so a copy of the
+// store is no memory store), read faster than a WeakMap entry. A registered symbol, so that a
+// memory store made by one copy of this package (ESM, CJS) works with a client of another.
+const MEMORY = Symbol.for('retryline.memory');
+// Marks a memory store a client made for itself, as opposed to one its caller gave it.
+const CLIENT_OWNED = Symbol.for('retryline.clientOwned');
 
-/** A {@link memoryStore}'s fast path, `undefined` for any other store. */
-export const memoryFastPath = (store: Store): MemoryFastPath | undefined =>
-  Object.hasOwn(store, FAST_PATH)
-    ? (store as unknown as Record<symbol, MemoryFastPath>)[FAST_PATH]
+/** A {@link memoryStore}'s tables, `undefined` for any other store. */
+export const memoryOf = (store: unknown): Memory | undefined =>
+  typeof store === 'object' && store !== null && Object.hasOwn(store, MEMORY)
+    ? (store as Record<symbol, Memory>)[MEMORY]
     : undefined;
 
 /**
- * The embedded default: guard state in this process's memory, each operation synchronous (so
- * atomic); the per-request operations answer at once, the rest through a promise. Clients that share one `memoryStore()` share one breaker, one budget,
- * one limiter and one bulkhead per key. Idle keys are swept every {@link SWEEP_EVERY} operations:
- * a full token bucket untouched for a minute; a budget untouched for a minute and its whole window;
- * a closed breaker untouched for a minute, an open or half-open one untouched for its openMs and a
- * minute (a key quiet that long starts afresh, as a Redis key expires); expired pacing. Bulkheads are dropped as soon as nobody holds or waits.
+ * A memory store. Idle keys are swept every {@link SWEEP_EVERY} operations by each guard's own
+ * rule (a full token bucket untouched for a minute, a budget untouched for a minute and its whole
+ * window, a breaker untouched for a minute and its openMs, expired pacing, a bulkhead nobody holds).
+ *
+ * @example
+ * ```ts
+ * const store = memoryStore();
+ * const api = retryFetch(fetch, { store }); // these two clients share one retry budget per origin
+ * const admin = retryFetch(fetch, { store });
+ * ```
  */
 export function memoryStore(): MemoryStore {
-  const breakers = new Map<string, Slot<BreakerState, BreakerConfig>>();
-  const budgets = new Map<string, Slot<BudgetState, RetryBudgetConfig>>();
-  const buckets = new Map<string, Slot<BucketState, TokenBucketConfig>>();
-  const bulkheads = new Map<string, BulkheadState>();
-  const paused = new Map<string, number>();
+  const tables = new Map<
+    string,
+    { map: Map<string, Slot<unknown, unknown>>; idle: IdleRule<unknown, unknown> }
+  >();
   let operations = 0;
-
-  const sweep = (now: number) => {
-    if (++operations % SWEEP_EVERY !== 0) return;
-    for (const [key, slot] of buckets) if (isIdle(slot.state, slot.config, now, IDLE_MS)) buckets.delete(key);
-    for (const [key, slot] of budgets)
-      if (now - slot.last >= Math.max(IDLE_MS, slot.config.windowMs)) budgets.delete(key);
-    for (const [key, slot] of breakers) {
-      // An open or half-open breaker is kept through its openMs, then forgotten like a closed one.
-      const kept = IDLE_MS + (slot.state.state === 'closed' ? 0 : slot.config.openMs);
-      if (now - slot.last >= kept) breakers.delete(key);
-    }
-    for (const [key, until] of paused) if (until <= now) paused.delete(key);
+  const memory: Memory = {
+    table<S, C>(name: keyof MemoryStoreSize, idle: IdleRule<S, C>) {
+      let table = tables.get(name);
+      if (!table) {
+        table = { map: new Map(), idle: idle as IdleRule<unknown, unknown> };
+        tables.set(name, table);
+      }
+      return table.map as Map<string, Slot<S, C>>;
+    },
+    tick(now) {
+      if (++operations % SWEEP_EVERY !== 0) return;
+      for (const { map, idle } of tables.values()) {
+        for (const [key, slot] of map) if (idle(slot, now)) map.delete(key);
+      }
+    },
   };
-  // One operation on one key: the pure rule applied to the key's state (or a fresh one), kept.
-  const step = <S, C, R extends { readonly state: S }>(
-    map: Map<string, Slot<S, C>>,
-    key: string,
-    config: C,
-    now: number,
-    fresh: () => S,
-    rule: (state: S) => R,
-  ): R => {
-    sweep(now);
-    const slot = map.get(key);
-    const result = rule(slot ? slot.state : fresh());
-    keep(map, key, slot, result.state, config, now, true);
-    return result;
-  };
-  // The key's slot is updated in place: no allocation, no second hash of the key.
-  const keep = <S, C>(
-    map: Map<string, Slot<S, C>>,
-    key: string,
-    slot: Slot<S, C> | undefined,
-    state: S,
-    config: C,
-    now: number,
-    handedOut: boolean,
-  ) => {
-    if (slot) {
-      slot.state = state;
-      slot.config = config;
-      slot.last = now;
-      slot.handedOut = handedOut;
-    } else map.set(key, { state, config, last: now, handedOut });
-  };
-  // A bulkhead nobody holds or waits for is dropped at once.
-  const keepBulkhead = (key: string, state: BulkheadState) => {
-    if (bulkheadIsEmpty(state)) bulkheads.delete(key);
-    else bulkheads.set(key, state);
-  };
-
+  const count = (name: keyof MemoryStoreSize) => tables.get(name)?.map.size ?? 0;
   const store: MemoryStore = {
-    breakerAdmit(key, config, now) {
-      return step(breakers, key, config, now, initialBreakerState, (state) =>
-        breakerAdmit(state, config, now),
-      );
-    },
-    breakerRecord(key, config, outcome, now) {
-      return step(breakers, key, config, now, initialBreakerState, (state) =>
-        breakerRecord(state, config, outcome, now),
-      );
-    },
-    budgetRequest(key, config, now) {
-      return step(budgets, key, config, now, budgetInit, (state) => budgetRecordRequest(state, config, now));
-    },
-    async budgetRetry(key, config, now) {
-      return step(budgets, key, config, now, budgetInit, (state) => budgetTryRetry(state, config, now));
-    },
-    async limiterTake(key, config, n, now) {
-      const result = step(
-        buckets,
-        key,
-        config,
-        now,
-        () => bucketInit(config, now),
-        (state) => bucketTake(state, config, n, now),
-      );
-      return result.allowed
-        ? { allowed: true }
-        : { allowed: false, ...(result.retryAt === undefined ? {} : { retryAt: result.retryAt }) };
-    },
-    async bulkheadAcquire(key, config, holder) {
-      const acquired = bulkheadAcquire(bulkheads.get(key) ?? bulkheadInit(), config, holder);
-      keepBulkhead(key, acquired.state);
-      return acquired.result;
-    },
-    async bulkheadRelease(key, holder) {
-      const state = bulkheads.get(key);
-      if (state) keepBulkhead(key, bulkheadRelease(state, holder));
-    },
-    async pacingSet(key, until, now) {
-      sweep(now);
-      // Negated so that a NaN pauses nothing. The bound is the longest maxRetryAfter there is: a
-      // caller that skipped the guards' cap (or passed Infinity) cannot pause a key for longer.
-      if (!(until > now)) return;
-      paused.set(key, Math.max(paused.get(key) ?? 0, Math.min(until, now + MAX_DELAY_LIMIT)));
-    },
-    pacingGet(key, now) {
-      // Most of the time no key is paused: no lookup at all.
-      if (paused.size === 0) return undefined;
-      const until = paused.get(key);
-      if (until === undefined) return undefined;
-      if (until > now) return until;
-      paused.delete(key);
-      return undefined;
-    },
     size: () => ({
-      breakers: breakers.size,
-      budgets: budgets.size,
-      limiters: buckets.size,
-      bulkheads: bulkheads.size,
-      pacing: paused.size,
+      breakers: count('breakers'),
+      budgets: count('budgets'),
+      limiters: count('limiters'),
+      bulkheads: count('bulkheads'),
+      pacing: count('pacing'),
     }),
   };
-  const fastPath: MemoryFastPath = {
-    pacingGet: store.pacingGet,
-    countRequest(key, config, now) {
-      sweep(now);
-      const slot = budgets.get(key);
-      if (slot && !slot.handedOut && slot.config === config && budgetCountInPlace(slot.state, config, now)) {
-        slot.last = now;
-        return;
-      }
-      const { state } = budgetRecordRequest(slot ? slot.state : budgetInit(), config, now);
-      // A fresh state, its newest bucket made just now and handed to nobody: the next request to
-      // the key in the same bucket counts into it in place.
-      keep(budgets, key, slot, state, config, now, false);
-    },
-  };
-  Object.defineProperty(store, FAST_PATH, { value: fastPath });
+  Object.defineProperty(store, MEMORY, { value: memory });
+  // Not a plain object: option mergers that deep-copy plain objects (axios's mergeConfig) keep it.
+  Object.defineProperty(store, Symbol.toStringTag, { value: 'MemoryStore' });
   return store;
+}
+
+/** `value` when it is a store (a memory store, or an object with the Store operations); else refused. */
+export function expectStore(name: string, value: unknown): GuardStore {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    (!memoryOf(value) && typeof (value as { breakerAdmit?: unknown }).breakerAdmit !== 'function')
+  ) {
+    throw invalid(name, 'a store (memoryStore() or a shared store)', value);
+  }
+  return value as GuardStore;
+}
+
+/** Keeps `state` as the key's state: the slot updated in place (no allocation, no second hash). */
+export function keep<S, C>(
+  map: Map<string, Slot<S, C>>,
+  key: string,
+  slot: Slot<S, C> | undefined,
+  state: S,
+  config: C,
+  now: number,
+  handedOut: boolean,
+): void {
+  if (slot) {
+    slot.state = state;
+    slot.config = config;
+    slot.last = now;
+    slot.handedOut = handedOut;
+  } else map.set(key, { state, config, last: now, handedOut });
+}
+
+/** One operation on one key of a memory table: the pure rule applied to its state (or a fresh one), kept. */
+export function step<S, C, R extends { readonly state: S }>(
+  memory: Memory,
+  map: Map<string, Slot<S, C>>,
+  key: string,
+  config: C,
+  now: number,
+  fresh: () => S,
+  rule: (state: S) => R,
+): R {
+  memory.tick(now);
+  const slot = map.get(key);
+  const result = rule(slot ? slot.state : fresh());
+  keep(map, key, slot, result.state, config, now, true);
+  return result;
 }
 
 /**
@@ -312,6 +244,32 @@ export function memoryStore(): MemoryStore {
  * process-wide default). Clients call this once, at creation, so that a request's own options
  * (`init.retry`, axios's `config.retry`) override policy, never state.
  */
-export function withOwnStore<T extends { store?: Store }>(options: T): T {
-  return options.store === undefined ? { ...options, store: memoryStore() } : options;
+export function withOwnStore<T extends { store?: GuardStore }>(options: T): T {
+  return options.store === undefined ? { ...options, store: clientStore() } : options;
+}
+
+/** A memory store a client (or a bare call) makes for itself. */
+export function clientStore(): MemoryStore {
+  const store = memoryStore();
+  Object.defineProperty(store, CLIENT_OWNED, { value: true });
+  return store;
+}
+
+/** Whether `store` is a memory store a client made for itself rather than one its caller gave it. */
+export const isClientOwned = (store: GuardStore | undefined): boolean =>
+  store !== undefined && Object.hasOwn(store, CLIENT_OWNED);
+
+/**
+ * A request's own options change policy, never whose state it counts in (DESIGN §7): a `store` of
+ * its own is refused. (Guard values are fine: each is one guard, wherever it is given.)
+ */
+export function refuseStore(overrides: object): void {
+  const store = own(overrides as { store?: unknown }, 'store');
+  if (store !== undefined) {
+    throw invalid(
+      'store',
+      "given when the client is made: a request's own options cannot move its guard state",
+      store,
+    );
+  }
 }

@@ -5,18 +5,17 @@ import { trackTimers } from '../../../../test/support/track-timers';
 import {
   AttemptTimeoutError,
   BodyNotReplayableError,
-  DeadlineExceededError,
   InvalidOptionsError,
   RetriesExhaustedError,
 } from '../errors';
 import type { RetrylineEvent } from '../events/types';
+import { retryBudget } from '../guard/retry-budget';
 import { memoryStore } from '../guard/store';
 import { seededRandom } from '../time/random';
 import { virtualClock } from '../time/virtual-clock';
 import type { HttpOutcome } from './classify';
 import type { HeaderSource } from './redact';
 import {
-  errorRetryInfo,
   type HttpAttempt,
   type HttpExchange,
   type HttpRetryEvent,
@@ -24,9 +23,16 @@ import {
   originOf,
   prepareHttpOptions,
   resolveHttpOptions,
-  revealRetryInfo,
   runHttpRequest,
 } from './request-engine';
+import { keepRetryInfo, type RetryInfo, retryInfoOf } from './retry-info';
+
+/** `info` as a caller gets it: kept with a response and read back, its id drawn. */
+function revealed(info: RetryInfo | undefined): RetryInfo | undefined {
+  const response = {};
+  keepRetryInfo(response, info);
+  return retryInfoOf(response);
+}
 
 const T0 = 1_000_000;
 const URL_ = 'https://api.example/items?token=abc&page=2';
@@ -238,7 +244,7 @@ describe('runHttpRequest', () => {
     const state = await finish();
     expect(sends).toHaveLength(3);
     expect(state.value?.response).toBe(script[2]);
-    expect(revealRetryInfo(state.value?.info)).toEqual({
+    expect(revealed(state.value?.info)).toEqual({
       requestId: expect.stringMatching(UUID_V4),
       attempts: 3,
       totalDelay: 2000,
@@ -472,9 +478,9 @@ describe('runHttpRequest', () => {
         expect(draw).toHaveBeenCalledTimes(1);
         expect(Object.keys(info ?? {})).toContain('requestId');
         expect(JSON.parse(JSON.stringify(info)).requestId).toBe(id);
-        // revealRetryInfo draws it for a caller that will copy the object.
+        // retryInfoOf draws it for a caller that will copy the object.
         const other = (await setup([res(200)]).finish()).value?.info;
-        expect({ ...revealRetryInfo(other) }.requestId).toMatch(UUID_V4);
+        expect({ ...revealed(other) }.requestId).toMatch(UUID_V4);
         expect(draw).toHaveBeenCalledTimes(2);
       } finally {
         draw.mockRestore();
@@ -814,7 +820,10 @@ describe('runHttpRequest', () => {
       const events: RetrylineEvent[] = [];
       const script = [res(503), res(200)];
       const { sends, discarded, finish, clock } = setup(script, {
-        options: { budget: { ratio: 0, minPerSecond: 0 }, onEvent: (event) => events.push(event) },
+        options: {
+          budget: retryBudget({ ratio: 0, minPerSecond: 0 }),
+          onEvent: (event) => events.push(event),
+        },
       });
       const state = await finish();
       expect(state.error).toBeUndefined();
@@ -869,13 +878,13 @@ describe('runHttpRequest', () => {
 
     it('after a transport failure nothing is handed back: a spent budget still rejects with its error', async () => {
       const { sends, finish } = setup([fail(undici('ECONNRESET')), res(200)], {
-        options: { budget: { ratio: 0, minPerSecond: 0 } },
+        options: { budget: retryBudget({ ratio: 0, minPerSecond: 0 }) },
       });
       const state = await finish();
       expect(sends).toHaveLength(1);
       expect(state.value).toBeUndefined();
       expect((state.error as Error).name).toBe('RetryBudgetExhaustedError');
-      expect(errorRetryInfo(state.error)).toMatchObject({
+      expect(retryInfoOf(state.error)).toMatchObject({
         attempts: 1,
         outcome: 'budget-exhausted',
         stoppedBy: 'budget',
@@ -1253,7 +1262,7 @@ describe('prepareHttpOptions', () => {
     });
     // Resolved again from scratch, `retries: 0` would be lost and the 503 retried.
     expect(sends).toBe(1);
-    expect(revealRetryInfo(info)).toMatchObject({ requestId: 'req-7', attempts: 1, outcome: 'exhausted' });
+    expect(revealed(info)).toMatchObject({ requestId: 'req-7', attempts: 1, outcome: 'exhausted' });
   });
 });
 
@@ -1294,8 +1303,17 @@ describe('a slow onRetry and the deadline', () => {
     const clockOf = clock;
     const state = await finish();
     expect(sends).toHaveLength(1);
-    expect(state.error).toBeInstanceOf(DeadlineExceededError);
-    expect(errorRetryInfo(state.error)).toMatchObject({ attempts: 1, delays: [], outcome: 'deadline' });
-    expect(events.at(-1)).toMatchObject({ type: 'request-end', outcome: 'deadline', status: 503 });
+    // The 503 is handed back as it came (DESIGN §8); why no retry followed is in its retry info.
+    expect(state.error).toBeUndefined();
+    expect(state.value?.response.status).toBe(503);
+    expect(state.value?.info).toMatchObject({
+      attempts: 1,
+      delays: [],
+      outcome: 'deadline',
+      stoppedBy: 'deadline',
+    });
+    const end = events.at(-1);
+    expect(end).toMatchObject({ type: 'request-end', outcome: 'deadline', status: 503 });
+    expect((end as { error?: { name: string } }).error?.name).toBe('DeadlineExceededError');
   });
 });

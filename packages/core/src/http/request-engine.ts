@@ -16,9 +16,17 @@ import { anyoneListening, createEmitter } from '../events/emitter';
 import { claimRequestId, createRequestId } from '../events/request-id';
 import type { RequestOutcome, RetrylineEventListener } from '../events/types';
 import { admitFirstAtOnce, anyGuard, type GuardOptions, guardHooks, resolveGuards } from '../guard/guards';
-import { withOwnStore } from '../guard/store';
+import type { Pacing } from '../guard/pacing';
+import { refuseStore, withOwnStore } from '../guard/store';
 import type { DelayReason } from '../policy/decide';
-import { expectObject, invalid, mergeOptions, normalizePolicy, own } from '../policy/normalize';
+import {
+  expectObject,
+  invalid,
+  mergeOptions,
+  normalizePolicy,
+  optionalFunction,
+  own,
+} from '../policy/normalize';
 import type { PolicyOptions } from '../policy/options';
 import { attemptHeaderHooks, hookHeaders } from './attempt-headers';
 import {
@@ -40,9 +48,11 @@ import {
   newIdempotencyKey,
   resolveIdempotencyKey,
 } from './idempotency-key';
-import { quotaSpentUntil } from './quota';
 import { type HeaderRedaction, type HeaderSource, headerRedaction, redactHeaders, redactUrl } from './redact';
-import { parseRetryHint, parseSpentQuota } from './retry-hint';
+import { parseRetryHint } from './retry-hint';
+import { keepRetryInfo, keepSharedRetryInfo, type RetryInfo, type StoppedBy } from './retry-info';
+
+export { originOf } from './origin';
 
 /** What `onRetry` is told before each wait of an HTTP request. */
 export interface HttpRetryEvent {
@@ -126,15 +136,23 @@ export interface HttpRetryOptions extends PolicyOptions, GuardOptions {
    */
   requestId?: string;
   /**
-   * Server-informed pacing: once a response says the quota is spent (a 429 with a hint, or
-   * `RateLimit: r=0` / `X-RateLimit-Remaining: 0` with a reset), later requests to the same guard key
-   * wait for the reset (never longer than `maxRetryAfter`) instead of collecting more 429s — or
-   * fail at once with `RateLimitedError` when the reset is past the deadline. Opt-in (DESIGN §7):
-   * without it, a hint delays only the request that received it.
-   * @default false
+   * Server-informed pacing, a `pacing()` value: once a response says the quota is spent (a 429
+   * with a hint, or `RateLimit: r=0` / `X-RateLimit-Remaining: 0` with a reset), later requests
+   * with the same key (origin and first path segment) wait for the reset (never longer than
+   * `maxRetryAfter`; the wait is reported with reason `pacing`) instead of collecting more 429s —
+   * or fail at once with `RateLimitedError` when the reset is past the deadline. Opt-in (DESIGN
+   * §7): without it, a hint delays only the request that received it.
+   * @default none
+   * @example
+   * ```ts
+   * retryFetch(fetch, { pacing: pacing() });
+   * ```
    */
-  pacing?: boolean;
-  /** The guard key of a request. @default its origin (`https://api.example`) */
+  pacing?: Pacing;
+  /**
+   * The key a request's guard state is kept under, for guard values that have no `key` of their own.
+   * @default its origin (`https://api.example`); pacing: origin and first path segment
+   */
   guardKey?: (request: KeyedRequest) => string;
 }
 
@@ -203,23 +221,13 @@ export interface HttpExchange<R> {
    * over the options' `signal`: given here, it costs no resolving of options per request.
    */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Told how the request went when it rejects (the caller's abort included), before the rejection
+   * reaches the adapter: for an error the adapter hands the caller instead, made per request
+   * (axios's `CanceledError` for the caller's abort), to keep with {@link keepRetryInfo}.
+   */
+  ended?(info: RetryInfo): void;
 }
-
-/**
- * Why retrying stopped, for a request whose last attempt failed: its retries ran out, the failure
- * was not one to retry, a guard refused (the retry budget, the breaker, the limiter, the
- * bulkhead), the deadline left no room, or the server asked for a wait longer than allowed.
- */
-export type StoppedBy =
-  | 'exhausted'
-  | 'not-retryable'
-  | 'budget'
-  | 'deadline'
-  | 'retry-after-too-long'
-  | 'breaker'
-  | 'limiter'
-  | 'bulkhead'
-  | 'aborted';
 
 // One row per way a request can end; `undefined` for a success. The compiler finds a missing row.
 const STOPPED_BY: Readonly<Record<RequestOutcome, StoppedBy | undefined>> = {
@@ -231,40 +239,10 @@ const STOPPED_BY: Readonly<Record<RequestOutcome, StoppedBy | undefined>> = {
   'breaker-open': 'breaker',
   'budget-exhausted': 'budget',
   'rate-limited': 'limiter',
+  'quota-spent': 'pacing',
   'bulkhead-rejected': 'bulkhead',
   'retry-after-too-long': 'retry-after-too-long',
 };
-
-/** What happened to a request: what `getRetryInfo()` returns. */
-export interface HttpRetryInfo {
-  readonly requestId: string;
-  readonly attempts: number;
-  readonly totalDelay: number;
-  readonly delays: readonly ScheduledDelay[];
-  readonly outcome: LoopResult<unknown>['outcome'];
-  /**
-   * Why no retry followed the last attempt, when it failed: the response is handed back as the
-   * client gives it, whatever stopped the retries (DESIGN §8). Absent after a success.
-   */
-  readonly stoppedBy?: StoppedBy;
-  /** When the server said to come back, for a request stopped by too long a hint. */
-  readonly retryAt?: number;
-}
-
-/** What happened to a request that rejected: why it stopped (`exhausted`, `deadline` …) and its waits. */
-export interface HttpErrorRetryInfo extends Omit<HttpRetryInfo, 'outcome'> {
-  readonly outcome: RequestOutcome;
-}
-
-const infoByError = new WeakMap<object, HttpErrorRetryInfo>();
-
-/**
- * How the request that rejected with `error` went, for an error `runHttpRequest` rejected with;
- * `undefined` otherwise, and for the caller's own abort reason (one reason may end many requests).
- */
-export function errorRetryInfo(error: unknown): HttpErrorRetryInfo | undefined {
-  return typeof error === 'object' && error !== null ? infoByError.get(error) : undefined;
-}
 
 type RetryPredicate = (outcome: HttpOutcome) => boolean | Promise<boolean>;
 
@@ -299,11 +277,6 @@ function resolveRules(retryOn: HttpRetryOptions['retryOn']): {
       methods: methods ? new Set(methods.map((m) => m.toUpperCase())) : defaults.methods,
     },
   };
-}
-
-function optionalFunction<F>(name: string, value: unknown): F | undefined {
-  if (value !== undefined && typeof value !== 'function') throw invalid(name, 'a function', value);
-  return value as F | undefined;
 }
 
 /** An error an exchange asked to judge as `unknown` (see `judgeUnknown`), with its own code if any. */
@@ -385,8 +358,11 @@ function resolveOptions(input: HttpRetryOptions | undefined) {
     onRetry: optionalFunction<HttpRetryOptions['onRetry']>('onRetry', own(options, 'onRetry')),
     onEvent: optionalFunction<RetrylineEventListener>('onEvent', own(options, 'onEvent')),
     requestId,
-    guards: resolveGuards(options, { budget: true, pacing: false }),
-    guardKey: resolveGuardKey(options),
+    guards: resolveGuards(
+      options,
+      { budget: true, pacing: true },
+      optionalFunction<(request: KeyedRequest) => string>('guardKey', own(options, 'guardKey')),
+    ),
   };
 }
 
@@ -444,6 +420,7 @@ export function prepareHttpOptions(options: HttpRetryOptions | undefined): Prepa
     with(given) {
       const overrides = requestRetryOptions(given);
       if (overrides === undefined) return base;
+      refuseStore(overrides);
       const keys = Object.keys(overrides).filter(
         (key) => (overrides as Record<string, unknown>)[key] !== undefined,
       );
@@ -458,45 +435,6 @@ export function prepareHttpOptions(options: HttpRetryOptions | undefined): Prepa
 }
 
 /**
- * A URL's origin, credentials removed. A relative URL (a browser page's `/api/x`) is same-origin:
- * the page's origin where there is one, else its path — never its query, which may hold secrets
- * and would show in `budget` and `breaker-state` events.
- */
-export function originOf(url: string): string {
-  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\\]+/i.exec(url);
-  if (match) {
-    // The authority's last `@` ends the credentials (a password may hold a raw `@`).
-    const origin = match[0];
-    const at = origin.lastIndexOf('@');
-    return at === -1 ? origin : `${origin.slice(0, origin.indexOf('//') + 2)}${origin.slice(at + 1)}`;
-  }
-  // Not written plainly (leading spaces, backslashes, one slash): as the URL parser reads it.
-  try {
-    const { origin } = new URL(url);
-    if (origin !== 'null') return origin;
-  } catch {
-    // relative: below
-  }
-  const page = (globalThis as { location?: { origin?: unknown } }).location?.origin;
-  return typeof page === 'string' && page !== 'null' ? page : redactUrl(url).replace(/[?#].*$/, '');
-}
-
-function resolveGuardKey(options: HttpRetryOptions) {
-  const guardKey = optionalFunction<(request: KeyedRequest) => string>('guardKey', own(options, 'guardKey'));
-  if (guardKey) return (method: string, url: string) => guardKey({ method, url });
-  // A client mostly calls the same URLs: the last one's origin is kept, a regex saved per request.
-  let lastUrl: string | undefined;
-  let lastOrigin = '';
-  return (_method: string, url: string) => {
-    if (url !== lastUrl) {
-      lastOrigin = originOf(url);
-      lastUrl = url;
-    }
-    return lastOrigin;
-  };
-}
-
-/**
  * Runs one logical HTTP request through the attempt loop: adds the configured headers, classifies
  * each failure (not-sent / unknown / response), honours server hints, refuses to replay one-shot
  * bodies, frees discarded responses, and emits redacted events. Adapters call this and map the
@@ -504,14 +442,14 @@ function resolveGuardKey(options: HttpRetryOptions) {
  */
 export async function runHttpRequest<R>(
   exchange: HttpExchange<R>,
-): Promise<{ response: R; info: HttpRetryInfo }> {
+): Promise<{ response: R; info: RetryInfo }> {
   const options = isResolved(exchange.options)
     ? exchange.options
     : resolveHttpOptions(exchange.options as HttpRetryOptions);
   const signal = exchange.signal === undefined ? options.signal : expectSignal(exchange.signal);
   const method = exchange.method.toUpperCase();
   const { guards, policy } = options;
-  const guardKey = anyGuard(guards) ? options.guardKey(method, exchange.url) : '';
+  const request = { method, url: exchange.url };
   // The happy path's shortcut. With nobody listening, no deadline, no header to add and
   // guards that admit it at once, the first attempt is made here and a success that says nothing
   // of the quota is returned at once, before any of the attempt loop's set-up (its closures and
@@ -521,9 +459,9 @@ export async function runHttpRequest<R>(
   if (
     !sendsFirstAtOnce(options, exchange, signal, method) ||
     // Last: it counts the request in the budget when it admits it.
-    !admitFirstAtOnce(guards, guardKey, policy.clock.now())
+    !admitFirstAtOnce(guards, request, policy.clock.now())
   ) {
-    return runLoop(exchange, options, signal, method, guardKey, undefined);
+    return runLoop(exchange, options, signal, request, undefined);
   }
   let value: R;
   const timeout = policy.timeout;
@@ -541,7 +479,7 @@ export async function runHttpRequest<R>(
     }
   } catch (error) {
     control?.done();
-    return runLoop(exchange, options, signal, method, guardKey, {
+    return runLoop(exchange, options, signal, request, {
       ok: false,
       error,
       timedOut: control?.timedOut(error) === true,
@@ -553,7 +491,7 @@ export async function runHttpRequest<R>(
   if (control && signal) keepFollowing(value, signal, control);
   const { failed, spentUntil } = readResponse(exchange, options, value);
   if (signal?.aborted || failed || spentUntil !== undefined) {
-    return runLoop(exchange, options, signal, method, guardKey, { ok: true, value });
+    return runLoop(exchange, options, signal, request, { ok: true, value });
   }
   return {
     response: value,
@@ -607,14 +545,10 @@ function sendsFirstAtOnce(
 function readResponse<R>(exchange: HttpExchange<R>, { guards, policy }: ResolvedHttpOptions, value: R) {
   const response = exchange.inspect(value);
   const failed = exchange.failed ? exchange.failed(value) : response.status >= 400;
-  if (!failed) {
-    const spentUntil = guards.pacing
-      ? parseSpentQuota(response.headers, policy.clock.now())?.retryAt
-      : undefined;
-    return { response, failed, hint: undefined, spentUntil };
-  }
-  const hint = parseRetryHint(response.headers, policy.clock.now());
-  const spentUntil = guards.pacing ? quotaSpentUntil(response.status, response.headers, hint) : undefined;
+  const { pacing } = guards;
+  const now = policy.clock.now();
+  const hint = failed ? parseRetryHint(response.headers, now) : undefined;
+  const spentUntil = pacing?.spentUntil(response.status, failed, response.headers, hint, now);
   return { response, failed, hint, spentUntil };
 }
 
@@ -623,10 +557,10 @@ async function runLoop<R>(
   exchange: HttpExchange<R>,
   options: ResolvedHttpOptions,
   signal: AbortSignal | undefined,
-  method: string,
-  guardKey: string,
+  request: { readonly method: string; readonly url: string },
   first: LoopSpec<R>['first'],
-): Promise<{ response: R; info: HttpRetryInfo }> {
+): Promise<{ response: R; info: RetryInfo }> {
+  const { method } = request;
   const {
     policy,
     rules,
@@ -710,7 +644,7 @@ async function runLoop<R>(
     (exchange.judgeUnknown?.(error) ? unknownFailure(error) : undefined);
 
   const emit = createEmitter(onEvent, idOf, policy.clock);
-  const hooks = guarded ? guardHooks(guards, { key: guardKey, policy, emit, label }) : undefined;
+  const hooks = guarded ? guardHooks(guards, { request, policy, emit, label }) : undefined;
   let lastStatus: number | undefined;
   let ended: RequestSummary | undefined;
   // A failed attempt as `retryOn` sees it. Built in one literal: V8 (Node 20) takes a slow path
@@ -867,16 +801,21 @@ async function runLoop<R>(
   try {
     result = await running;
   } catch (error) {
-    const callerReason = signal?.aborted && error === signal.reason;
-    if (ended && !callerReason && typeof error === 'object' && error !== null) {
-      const stoppedBy = STOPPED_BY[ended.outcome];
-      const retryAt = (error as { retryAt?: unknown }).retryAt;
-      infoByError.set(error, {
-        requestId: idOf(),
-        ...ended,
-        ...(stoppedBy === undefined ? {} : { stoppedBy }),
-        ...(typeof retryAt === 'number' ? { retryAt } : {}),
-      });
+    const callerReason = signal?.aborted === true && error === signal.reason;
+    // Aborted before the loop began, the loop reports nothing: the first attempt counts if it was made.
+    const summary: RequestSummary | undefined =
+      ended ??
+      (callerReason ? { outcome: 'aborted', attempts: first ? 1 : 0, totalDelay: 0, delays: [] } : undefined);
+    if (summary) {
+      const retryAt = (error as { retryAt?: unknown } | null | undefined)?.retryAt;
+      const info = new SettledRetryInfo(
+        idOf(),
+        typeof retryAt === 'number' ? { ...summary, retryAt } : summary,
+      );
+      // The caller's abort reason may end many requests; any other error is this request's own.
+      if (callerReason) keepSharedRetryInfo(error, info);
+      else keepRetryInfo(error, info);
+      exchange.ended?.(info);
     }
     throw error;
   } finally {
@@ -886,21 +825,24 @@ async function runLoop<R>(
 }
 
 /**
- * A settled request's {@link HttpRetryInfo}. Its id is drawn the first time it is read, then kept
+ * A settled request's {@link RetryInfo}. Its id is drawn the first time it is read, then kept
  * as an ordinary property: a UUID costs microseconds, and most requests are never asked for theirs.
  */
-class SettledRetryInfo implements HttpRetryInfo {
+class SettledRetryInfo implements RetryInfo {
   readonly attempts: number;
   readonly totalDelay: number;
   readonly delays: readonly ScheduledDelay[];
-  readonly outcome: LoopResult<unknown>['outcome'];
+  readonly outcome: RequestOutcome;
   // Declared only: absent, not `undefined`, after a success (spreading or `in` sees no key).
   declare readonly stoppedBy?: StoppedBy;
   declare readonly retryAt?: number;
   // The request's id as given, or where to draw it (the loop's, shared with its events); neither: a fresh one.
   readonly #id: string | (() => string) | undefined;
 
-  constructor(id: string | (() => string) | undefined, result: Omit<LoopResult<unknown>, 'value'>) {
+  constructor(
+    id: string | (() => string) | undefined,
+    result: RequestSummary & { readonly retryAt?: number },
+  ) {
     this.#id = id;
     this.attempts = result.attempts;
     this.totalDelay = result.totalDelay;
@@ -919,37 +861,6 @@ class SettledRetryInfo implements HttpRetryInfo {
     Object.defineProperty(this, 'requestId', { value: requestId, enumerable: true });
     return requestId;
   }
-}
-
-// A settled request's info, kept on the response it resolved with under a symbol of this module's
-// own, which nothing else can read or forge. A property costs a loopback request well under a
-// microsecond; a WeakMap entry per response cost several. An object that takes no new property
-// (a frozen test double) keeps it in a WeakMap instead.
-const RETRY_INFO = Symbol('retryline.retryInfo');
-const infoOfFrozen = new WeakMap<object, unknown>();
-
-/** Keeps `info` with the response a request resolved with, for {@link keptRetryInfo}. */
-export function keepRetryInfo(result: object, info: unknown): void {
-  try {
-    (result as Record<symbol, unknown>)[RETRY_INFO] = info;
-  } catch {
-    infoOfFrozen.set(result, info);
-  }
-}
-
-/** What {@link keepRetryInfo} kept with `result`, `undefined` for anything else. */
-export function keptRetryInfo<T>(result: unknown): T | undefined {
-  if (typeof result !== 'object' || result === null) return undefined;
-  return ((result as Record<symbol, unknown>)[RETRY_INFO] ?? infoOfFrozen.get(result)) as T | undefined;
-}
-
-/**
- * `info` with its request id drawn, for handing to a caller: every field an own property, as
- * `console.log`, spreading and `JSON.stringify` expect. Adapters' `getRetryInfo` return this.
- */
-export function revealRetryInfo<T extends { readonly requestId?: string } | undefined>(info: T): T {
-  if (info !== undefined) void info.requestId;
-  return info;
 }
 
 /** Response headers as entries or a record, whatever the client gave (fetch Headers, AxiosHeaders). */

@@ -287,3 +287,9 @@ export function mergeOptions<T extends object>(defaults: T | undefined, override
   }
   return merged as T;
 }
+
+/** `value` when it is a function or absent; anything else is refused. */
+export function optionalFunction<F>(name: string, value: unknown): F | undefined {
+  if (value !== undefined && typeof value !== 'function') throw invalid(name, 'a function', value);
+  return value as F | undefined;
+}
