@@ -34,8 +34,8 @@ attachRetry(retrylineAxios, { store });
 const peerAxios = axios.create();
 axiosRetry(peerAxios, { retries: 3 });
 const fetchWithRetry = retryFetch(fetch, { store });
-// What the guards that are on by default (the retry budget, server-informed pacing) cost a request.
-const fetchUnguarded = retryFetch(fetch, { store, budget: false, pacing: false });
+// What the guard that is on by default (the retry budget) costs a request.
+const fetchUnguarded = retryFetch(fetch, { store, budget: false });
 // A per-attempt timeout, against fetch with the same timeout (what an application without
 // Retryline would pass): the loop's path, with an AbortController and a timer per attempt.
 const fetchWithTimeout = retryFetch(fetch, { store, timeout: 10_000 });
@@ -65,7 +65,7 @@ const variants = {
   'fetch (bare)': async () => (await fetch(url)).text(),
   '@retryline/fetch': async () => (await fetchWithRetry(url)).text(),
   '@retryline/fetch + tracing': async () => (await fetchWithRetry(url)).text(),
-  '@retryline/fetch + { budget: false, pacing: false }': async () => (await fetchUnguarded(url)).text(),
+  '@retryline/fetch + { budget: false }': async () => (await fetchUnguarded(url)).text(),
   'fetch + AbortSignal.timeout(10000)': async () =>
     (await fetch(url, { signal: AbortSignal.timeout(10_000) })).text(),
   '@retryline/fetch + { timeout: 10000 }': async () => (await fetchWithTimeout(url)).text(),
@@ -79,7 +79,7 @@ const variants = {
 const baseline = {
   '@retryline/fetch': 'fetch (bare)',
   '@retryline/fetch + tracing': 'fetch (bare)',
-  '@retryline/fetch + { budget: false, pacing: false }': 'fetch (bare)',
+  '@retryline/fetch + { budget: false }': 'fetch (bare)',
   '@retryline/fetch + { timeout: 10000 }': 'fetch + AbortSignal.timeout(10000)',
   '@retryline/axios': 'axios (bare)',
   'axios + axios-retry': 'axios (bare)',

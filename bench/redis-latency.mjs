@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { memoryStore, normalizeBreaker } from '@retryline/core';
+import { circuitBreaker, memoryStore, normalizeBreaker, rateLimiter, retryBudget } from '@retryline/core';
 import { retryFetch } from '@retryline/fetch';
 import { redisStore } from '@retryline/redis';
 import { Redis } from 'ioredis';
@@ -79,9 +79,10 @@ await client.ping();
 try {
   const guards = {
     retries: 2,
-    budget: true,
-    breaker: true,
-    limiter: { capacity: 1_000_000, refillPerSecond: 1_000_000 },
+    // Values with no store of their own: each client's store (memory or Redis) keeps their state.
+    budget: retryBudget(),
+    breaker: circuitBreaker(),
+    limiter: rateLimiter({ capacity: 1_000_000, refillPerSecond: 1_000_000 }),
   };
   const modes = {
     none: retryFetch(fetch, { retries: 2, budget: false }),
@@ -102,7 +103,7 @@ try {
 
   // One store operation on its own: a breakerAdmit script round trip.
   const store = redisStore(client, { prefix: 'bench-op' });
-  const breaker = normalizeBreaker(true);
+  const breaker = normalizeBreaker();
   const ops = [];
   for (let i = 0; i < REQUESTS; i++) {
     const started = performance.now();

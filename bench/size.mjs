@@ -4,8 +4,7 @@
 // Also breaks @retryline/fetch down by source module, to show where its bytes come from.
 // Run after `pnpm build`: `node bench/size.mjs`; writes bench/results/size.json.
 import { readFileSync } from 'node:fs';
-import { build } from 'esbuild';
-import { bundleSize, ENTRY_POINTS, measure, REPO_ROOT } from './lib/bundle-size.mjs';
+import { bundleSize, ENTRY_POINTS, OPT_IN_GUARD_MODULES, sourceBundle } from './lib/bundle-size.mjs';
 import { writeResult } from './lib/results.mjs';
 
 const budgets = JSON.parse(readFileSync(new URL('./size-budget.json', import.meta.url), 'utf8'));
@@ -28,31 +27,19 @@ for (const entry of ENTRY_POINTS) {
 }
 
 // The dist files are flat bundles, so the per-module split of retryFetch comes from bundling the
-// same import from TypeScript source, with @retryline/core pointed at its source too. Same options
-// as bundleSize, so the total matches the dist row to within a few bytes.
+// same import from TypeScript source (sourceBundle). It shows which guards a default retryFetch
+// carries: the budget only (DESIGN §7); breaker, limiter, bulkhead and pacing come with their import.
 const BREAKDOWN_ENTRY = "export { retryFetch } from './packages/fetch/src/index.ts';";
-const source = measure(
-  await build({
-    stdin: { contents: BREAKDOWN_ENTRY, resolveDir: REPO_ROOT, loader: 'js' },
-    absWorkingDir: REPO_ROOT,
-    alias: { '@retryline/core': './packages/core/src/index.ts' },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-  }),
-);
+const source = await sourceBundle(BREAKDOWN_ENTRY);
+const carried = OPT_IN_GUARD_MODULES.filter((path) => source.modules.some((module) => module.path === path));
 const breakdown = {
   name: '@retryline/fetch (retryFetch)',
   from: 'source',
   contents: BREAKDOWN_ENTRY,
   minBytes: source.minBytes,
   gzipBytes: source.gzipBytes,
-  modules: source.modules.filter((module) => module.bytes > 0),
+  modules: source.modules,
+  optInGuardModulesCarried: carried,
 };
 
 const bytes = (n) => n.toLocaleString('en-US');
@@ -78,6 +65,11 @@ for (const row of rows.filter((r) => r.note)) console.log(`* ${row.name}: ${row.
 
 console.log(`\n${breakdown.name} by source module (${bytes(breakdown.minBytes)} B min):`);
 for (const module of breakdown.modules) console.log(`${bytes(module.bytes).padStart(8)}  ${module.path}`);
+console.log(
+  carried.length === 0
+    ? `none of the opt-in guard modules (${OPT_IN_GUARD_MODULES.map((path) => path.split('/').at(-1)).join(', ')})`
+    : `carries opt-in guard modules: ${carried.join(', ')}`,
+);
 
 const path = writeResult('size', { command: 'node bench/size.mjs', rows, breakdown });
 console.log(`\nwrote ${path}`);

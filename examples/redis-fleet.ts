@@ -1,4 +1,4 @@
-import { retryFetch } from '@retryline/fetch';
+import { circuitBreaker, retryBudget, retryFetch } from '@retryline/fetch';
 import { redisStore } from '@retryline/redis';
 import { Redis } from 'ioredis';
 
@@ -16,8 +16,9 @@ const store = redisStore(redis, {
   onEvent: (event) => console.warn(`[retryline] ${event.type}`, event),
 });
 
+// Guard values with no store of their own keep their state in the client's store: here, Redis.
 export const api = retryFetch(fetch, {
   store,
-  budget: { ratio: 0.1, windowMs: 10_000, minPerSecond: 10 },
-  breaker: { consecutiveFailures: 5, openMs: 30_000 },
+  budget: retryBudget({ ratio: 0.1, windowMs: 10_000, minPerSecond: 10 }),
+  breaker: circuitBreaker({ consecutiveFailures: 5, openMs: 30_000 }),
 });
