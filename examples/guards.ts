@@ -1,8 +1,6 @@
 import { isRetrylineError, retry } from '@retryline/core';
 import { bulkhead, circuitBreaker, rateLimiter, retryBudget, retryFetch } from '@retryline/fetch';
 
-declare const db: { query(sql: string, options: { signal: AbortSignal }): Promise<unknown[]> };
-
 // Guards are values: a bundle carries only those it imports. Give one value to several clients
 // and they share it; each client's state is otherwise its own.
 // Fail fast while an origin is down: open past 50% failures over 20 calls, or 5 in a row.
@@ -23,26 +21,35 @@ const admin = retryFetch(fetch, { breaker });
 
 breaker.state('https://api.example'); // { state: 'closed', failureRate: 0, calls: 0 }
 
-try {
-  const response = await api('https://api.example/orders');
-  console.log(response.status);
-} catch (error) {
-  if (isRetrylineError(error, 'CircuitOpenError')) {
-    console.warn(`api.example is down; try again after ${new Date(error.retryAt).toISOString()}`);
-  } else if (isRetrylineError(error, 'BulkheadRejectedError')) {
-    console.warn('too many requests in flight: shed this one');
-  } else throw error;
+export { admin, api, breaker };
+
+/** The orders, or `undefined` while the API is down or too busy. */
+export async function listOrders(baseUrl: string): Promise<Response | undefined> {
+  try {
+    return await api(`${baseUrl}/orders`);
+  } catch (error) {
+    if (isRetrylineError(error, 'CircuitOpenError')) {
+      console.warn(`the API is down; try again after ${new Date(error.retryAt).toISOString()}`);
+    } else if (isRetrylineError(error, 'BulkheadRejectedError')) {
+      console.warn('too many requests in flight: shed this one');
+    } else throw error;
+    return undefined;
+  }
 }
-await admin('https://api.example/admin/health');
 
-// A per-request override: this call may retry whatever the budget says.
-await api('https://api.example/health', { retry: { budget: false } });
+/** A health check: this call may retry whatever the budget says. */
+export const health = (baseUrl: string) => admin(`${baseUrl}/health`, { retry: { budget: false } });
 
-// Guards for any operation: name the dependency with guardKey.
-const rows = await retry(({ signal }) => db.query('select 1', { signal }), {
-  guardKey: 'db-primary',
-  breaker: circuitBreaker({ consecutiveFailures: 3, openMs: 5_000 }),
-  budget: retryBudget(),
-  bulkhead: bulkhead({ maxConcurrent: 4, maxQueue: 16 }),
-});
-console.log(rows.length);
+/** Guards for any operation: name the dependency with guardKey. */
+export async function selectOne(db: {
+  query(sql: string, options: { signal: AbortSignal }): Promise<unknown[]>;
+}): Promise<number> {
+  const rows = await retry(({ signal }) => db.query('select 1', { signal }), {
+    guardKey: 'db-primary',
+    breaker: circuitBreaker({ consecutiveFailures: 3, openMs: 5_000 }),
+    budget: retryBudget(),
+    bulkhead: bulkhead({ maxConcurrent: 4, maxQueue: 16 }),
+    backoff: { strategy: 'constant', base: 10 },
+  });
+  return rows.length;
+}

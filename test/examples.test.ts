@@ -47,3 +47,37 @@ describe('examples', () => {
     },
   );
 });
+
+describe('examples/guards.ts', () => {
+  it('one breaker for two clients: five 503s through api open it for admin too, and listOrders says so', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { admin, breaker, listOrders } = await import('../examples/guards');
+    server.script('/orders', [{ status: 503 }]);
+    // Each call is 3 attempts (2 retries), until the fifth failure in a row opens the breaker.
+    const first = await listOrders(server.url);
+    expect(first?.status).toBe(503);
+    const second = await listOrders(server.url);
+    expect(second?.status).toBe(503);
+    expect(breaker.state(server.url).state).toBe('open');
+    expect(server.requests('/orders')).toHaveLength(5);
+    expect(await listOrders(server.url)).toBeUndefined();
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^the API is down; try again after /));
+    server.script('/health', [{ status: 200 }]);
+    await expect(admin(`${server.url}/health`)).rejects.toMatchObject({ name: 'CircuitOpenError' });
+    expect(server.requests('/health')).toHaveLength(0);
+  });
+
+  it('guards a database call with retry(): two resets, then the row', async () => {
+    const { selectOne } = await import('../examples/guards');
+    let calls = 0;
+    const db = {
+      query: async () => {
+        calls++;
+        if (calls <= 2) throw Object.assign(new Error('reset'), { code: 'ECONNRESET' });
+        return [1];
+      },
+    };
+    expect(await selectOne(db)).toBe(1);
+    expect(calls).toBe(3);
+  });
+});

@@ -132,7 +132,12 @@ it('redis-server killed mid-run: the budget and the breaker keep acting from loc
 
   // And shared again: a breaker opened through this store is open for another process's.
   for (let i = 0; i < 5; i++) await guarded(`${http.url}/fail`);
-  const elsewhere = retryFetch(fetch, { store: redisStore(connect(), { prefix }), retries: 0, breaker });
+  // Another process's own breaker value, its state in its own store on the same Redis.
+  const elsewhere = retryFetch(fetch, {
+    store: redisStore(connect(), { prefix }),
+    retries: 0,
+    breaker: circuitBreaker({ consecutiveFailures: 5, openMs: 60_000 }),
+  });
   await expect(elsewhere(`${http.url}/ok`)).rejects.toMatchObject({ name: 'CircuitOpenError' });
 }, 30_000);
 
@@ -186,17 +191,20 @@ it('redis-server killed mid-run: requests go on, one event per outage per store,
       clients.push(client);
       return redisStore(client, { prefix, onEvent: (event) => events[name].push(event) });
     };
-    const guards = {
-      retries: 2,
-      backoff: { strategy: 'constant', base: 1 },
-      jitter: 'none',
-      breaker: circuitBreaker({ consecutiveFailures: 3, openMs: 60_000 }),
-      budget: retryBudget(),
-      limiter: rateLimiter({ capacity: 1000, refillPerSecond: 1000 }),
-      bulkhead: bulkheadGuard({ maxConcurrent: 20, maxQueue: 20 }),
-    } as const;
-    const a = retryFetch(fetch, { ...guards, store: store('a') });
-    const b = retryFetch(fetch, { ...guards, store: store('b') });
+    // Guard values of each client's own, each keeping its state in its client's store (the two
+    // stores share one Redis prefix, as two processes of a fleet would).
+    const guards = () =>
+      ({
+        retries: 2,
+        backoff: { strategy: 'constant', base: 1 },
+        jitter: 'none',
+        breaker: circuitBreaker({ consecutiveFailures: 3, openMs: 60_000 }),
+        budget: retryBudget(),
+        limiter: rateLimiter({ capacity: 1000, refillPerSecond: 1000 }),
+        bulkhead: bulkheadGuard({ maxConcurrent: 20, maxQueue: 20 }),
+      }) as const;
+    const a = retryFetch(fetch, { ...guards(), store: store('a') });
+    const b = retryFetch(fetch, { ...guards(), store: store('b') });
 
     let phase: 'up' | 'down' | 'restarted' = 'up';
     const sent = { up: 0, down: 0, restarted: 0 };

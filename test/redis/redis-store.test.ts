@@ -372,9 +372,10 @@ describe('redisStore() on a real Redis', () => {
       it('a request queued in one process goes out when another process releases (polling)', async () => {
         const prefix = `test:${randomUUID()}`;
         http.script('/slow', [{ status: 200, body: 'ok', delayMs: 300 }]);
-        const options = { retries: 0, bulkhead: bulkheadGuard({ maxConcurrent: 1, maxQueue: 1 }) } as const;
-        const one = retryFetch(fetch, { ...options, store: redisStore(client, { prefix }) });
-        const two = retryFetch(fetch, { ...options, store: redisStore(client, { prefix, pollMs: 50 }) });
+        // A bulkhead value for each, as each process has its own: they share places through Redis.
+        const options = () => ({ retries: 0, bulkhead: bulkheadGuard({ maxConcurrent: 1, maxQueue: 1 }) });
+        const one = retryFetch(fetch, { ...options(), store: redisStore(client, { prefix }) });
+        const two = retryFetch(fetch, { ...options(), store: redisStore(client, { prefix, pollMs: 50 }) });
         const first = one(`${http.url}/slow`);
         await sleep(100);
         const started = Date.now();
