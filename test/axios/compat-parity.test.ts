@@ -144,7 +144,7 @@ describe('compat: what the callbacks and the caller see of such an error', () =>
       expect(value, name).toBe(thrown[name === 'onMaxRetryTimesExceeded' ? 1 : 0]);
   });
 
-  it('a stop of Retryline’s own (a retryline deadline) keeps the adapter’s error as its cause', async () => {
+  it('a stop of Retryline’s own (a retryline deadline) is an AxiosError; its cause keeps the adapter’s error', async () => {
     let thrown: unknown;
     const instance = axios.create({
       baseURL: 'http://retryline.invalid',
@@ -155,8 +155,12 @@ describe('compat: what the callbacks and the caller see of such an error', () =>
     });
     axiosRetry(instance, { retryDelay: () => 5000, retryline: { deadline: 1000 } });
     const { error } = await settle(instance.get('/items'));
-    expect(isRetrylineError(error, 'DeadlineExceededError')).toBe(true);
-    expect((error as Error).cause).toBe(thrown);
+    // Every rejection through axios is an AxiosError (DESIGN §8), compat's too.
+    expect(axios.isAxiosError(error)).toBe(true);
+    expect((error as AxiosError).code).toBe('ERR_DEADLINE');
+    const stop = (error as Error).cause;
+    expect(isRetrylineError(stop, 'DeadlineExceededError')).toBe(true);
+    expect((stop as Error).cause).toBe(thrown);
   });
 });
 

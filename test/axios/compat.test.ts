@@ -438,10 +438,12 @@ describe('axiosRetry compat: timeouts', () => {
     expect(server.requests('/slow')).toHaveLength(1);
   });
 
-  it('a retryline deadline is Retryline’s own: it ends in DeadlineExceededError', async () => {
+  it('a retryline deadline is Retryline’s own: an AxiosError ERR_DEADLINE, its cause DeadlineExceededError', async () => {
     server.script('/stall', [{ fault: 'stall-headers' }]);
     const { error } = await settle(client({ retryline: { deadline: 150 } }).get('/stall'));
-    expect(isRetrylineError(error, 'DeadlineExceededError')).toBe(true);
+    expect(axios.isAxiosError(error)).toBe(true);
+    expect((error as { code?: string }).code).toBe('ERR_DEADLINE');
+    expect(isRetrylineError((error as Error).cause, 'DeadlineExceededError')).toBe(true);
   });
 });
 

@@ -552,7 +552,7 @@ function axiosRetryCompat(
   const installed = installRetry(
     instance,
     mergeOptions<AxiosRetryOptions>({ retries: instanceSettings.retries }, extras),
-    { perRequest, ownsAxiosRetryKey: true },
+    { perRequest, ownsAxiosRetryKey: true, axiosErrors: true },
   );
   const id = installed.id;
   // Response interceptors run once, on the final outcome; this one only holds axios-retry's second id.
