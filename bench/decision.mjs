@@ -5,8 +5,8 @@
 // - computeDelay (backoff → maxDelay cap → jitter) for each named backoff strategy, full jitter;
 // - decide() alone, the pure "retry, and after how long?" the attempt loop asks after a failure;
 // - what core does after a failed HTTP attempt, in the order the HTTP engine does it: a 503
-//   (hint parsing over the response headers, the pacing check, the default retryable verdict,
-//   then decide), a transport error (classifyTransportError, the verdict, decide), and a 503 or 429
+//   (hint parsing over the response headers, the default retryable verdict, then decide; the
+//   pacing check too for a client given pacing()), a transport error (classifyTransportError, the verdict, decide), and a 503 or 429
 //   whose Retry-After (delay-seconds or an HTTP-date) becomes the wait's floor;
 // - resolveHttpOptions, which the engine runs once per request rather than per attempt (context).
 //
@@ -94,13 +94,14 @@ const failedGet = (state, failure) => ({
 });
 
 /**
- * What the engine does after an attempt got a response: read any hint, check whether it says the
- * quota is spent (pacing), give the default verdict on a GET, then ask decide(). Returns the wait.
+ * What the engine does after an attempt got a failed response: read any hint, give the default
+ * verdict on a GET, then ask decide(); with `paced` (a client given pacing()), also check whether
+ * the response says the quota is spent. Returns the wait.
  */
-function afterResponse(status, headers, state) {
+function afterResponse(status, headers, state, paced = false) {
   const now = clock.now();
   const hint = parseRetryHint(headers, now);
-  const until = quotaSpentUntil(status, headers, hint);
+  const until = paced ? quotaSpentUntil(status, headers, hint) : undefined;
   const outcome = failedGet(state, { phase: 'response', status, hinted: hint !== undefined });
   if (!isRetryableByDefault(outcome, rules)) return -1;
   const decision = decide(policy, state, now, undefined, hint);
@@ -136,17 +137,18 @@ const operations = {
     const decision = decide(policy, states[i % 3], clock.now());
     return decision.retry ? decision.delay : -1;
   },
-  'after 503 (Headers, no hint): hint + pacing + verdict + decide': (i) =>
-    afterResponse(503, plain503, states[i % 3]),
+  'after 503 (Headers, no hint): hint + verdict + decide': (i) => afterResponse(503, plain503, states[i % 3]),
   'after network error (fetch failed / ECONNRESET): classify + verdict + decide': (i) =>
     afterTransportError(fetchFailed, states[i % 3]),
   'after network error (ECONNREFUSED, not sent): classify + verdict + decide': (i) =>
     afterTransportError(refused, states[i % 3]),
-  'after 503 + Retry-After: 2 (Headers): hint + pacing + verdict + decide': (i) =>
+  'after 503 + Retry-After: 2 (Headers): hint + verdict + decide': (i) =>
     afterResponse(503, retryAfterSeconds, states[i % 3]),
   'after 503 + Retry-After: <HTTP-date> (Headers)': (i) => afterResponse(503, retryAfterDate, states[i % 3]),
-  'after 429 + Retry-After: 2 (plain record, pacing hit)': (i) =>
-    afterResponse(429, retryAfterRecord, states[i % 3]),
+  'with pacing(): after 503 (Headers, no hint), the quota check too': (i) =>
+    afterResponse(503, plain503, states[i % 3], true),
+  'with pacing(): after 429 + Retry-After: 2 (plain record, pacing hit)': (i) =>
+    afterResponse(429, retryAfterRecord, states[i % 3], true),
   'parseRetryHint alone: Retry-After: 2 (Headers)': () => parseRetryHint(retryAfterSeconds, NOW)?.delay ?? -1,
   'per client, once at creation: resolveHttpOptions({ retries: 3 })': () =>
     resolveHttpOptions({ retries: 3 }).policy.retries,

@@ -75,6 +75,9 @@ const GREGORIAN_CYCLE_MS = 146_097 * DAY_MS;
  */
 export function parseHttpDate(text: string, now?: number): number | undefined {
   const value = trimOws(text);
+  // The form servers send (RFC 9110 §5.6.7: senders MUST use IMF-fixdate), read by position.
+  const fixed = readFixdate(value);
+  if (fixed !== undefined) return fixed;
 
   const imf = IMF_FIXDATE.exec(value);
   if (imf) {
@@ -201,4 +204,63 @@ function utc(
   millisecond = 0,
 ): number {
   return Date.UTC(year + 400, monthIndex, day, hour, minute, second, millisecond) - GREGORIAN_CYCLE_MS;
+}
+
+/** Two ASCII digits at `at` as a number, or -1. */
+function twoDigits(text: string, at: number): number {
+  const tens = text.charCodeAt(at) - 48;
+  const ones = text.charCodeAt(at + 1) - 48;
+  return tens >= 0 && tens <= 9 && ones >= 0 && ones <= 9 ? tens * 10 + ones : -1;
+}
+
+/**
+ * An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) read by the fixed position of each part,
+ * without a regular expression or an allocation per part; `undefined` for anything else, which
+ * the patterns above then read (or refuse), so both give the same answer for every input.
+ */
+function readFixdate(value: string): number | undefined {
+  if (
+    value.length !== 29 ||
+    value.charCodeAt(3) !== 0x2c || // ,
+    value.charCodeAt(4) !== 0x20 ||
+    value.charCodeAt(7) !== 0x20 ||
+    value.charCodeAt(11) !== 0x20 ||
+    value.charCodeAt(16) !== 0x20 ||
+    value.charCodeAt(19) !== 0x3a || // :
+    value.charCodeAt(22) !== 0x3a ||
+    value.charCodeAt(25) !== 0x20 ||
+    !value.endsWith('GMT')
+  ) {
+    return undefined;
+  }
+  const century = twoDigits(value, 12);
+  const years = twoDigits(value, 14);
+  const day = twoDigits(value, 5);
+  const hour = twoDigits(value, 17);
+  const minute = twoDigits(value, 20);
+  const second = twoDigits(value, 23);
+  if (century < 0 || years < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined;
+  const weekday = DAY_NAMES.indexOf(value.slice(0, 3));
+  const monthIndex = MONTHS.indexOf(value.slice(8, 11));
+  const year = century * 100 + years;
+  if (weekday < 0 || monthIndex < 0) return undefined;
+  if (day < 1 || day > daysInMonth(year, monthIndex)) return undefined;
+  if (hour > 23 || minute > 59 || second > 60) return undefined;
+  const days = daysFromCivil(year, monthIndex + 1, day);
+  if ((((days + 4) % 7) + 7) % 7 !== weekday) return undefined;
+  return days * DAY_MS + hour * 3_600_000 + minute * 60_000 + Math.min(second, 59) * 1000;
+}
+
+/**
+ * Days from 1970-01-01 to the proleptic Gregorian date `year`-`month`-`day` (month 1–12), in
+ * integer arithmetic: Howard Hinnant, "chrono-Compatible Low-Level Date Algorithms",
+ * days_from_civil (https://howardhinnant.github.io/date_algorithms.html#days_from_civil).
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
