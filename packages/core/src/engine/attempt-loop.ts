@@ -7,7 +7,14 @@ import {
 } from '../errors';
 import type { Emit } from '../events/emitter';
 import { type RequestOutcome, summarizeError } from '../events/types';
-import { type DelayHint, type DelayReason, decide, initialState, type RetryState } from '../policy/decide';
+import {
+  type Decision,
+  type DelayHint,
+  type DelayReason,
+  decide,
+  initialState,
+  type RetryState,
+} from '../policy/decide';
 import type { ResolvedPolicy } from '../policy/options';
 import { type Clock, startTimer } from '../time/clock';
 
@@ -176,7 +183,7 @@ export interface LoopResult<V> {
   readonly delays: readonly ScheduledDelay[];
   /**
    * How the request ended. A value handed back after a failed attempt says why no retry followed
-   * (DESIGN §8: what stopped the retries never changes the shape of the result): its retries ran
+   * (what stopped the retries never changes the shape of the result): its retries ran
    * out, the budget refused one, the deadline left no room, or the server asked for too long a wait.
    */
   readonly outcome: 'success' | 'not-retryable' | 'exhausted' | StoppedOutcome;
@@ -406,68 +413,103 @@ const plural = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
  * abortable wait → next attempt. Aborts stop everything at once; nothing is left pending.
  */
 export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V>> {
-  const { policy, signal, label, emit } = spec;
-  const { clock } = policy;
+  const { signal } = spec;
   if (signal?.aborted) {
     // A first attempt the caller made may have brought a response: freed, never returned.
     if (spec.first?.ok) spec.discard?.(spec.first.value);
     throw signal.reason;
   }
+  return new AttemptLoop(spec).run();
+}
 
-  let state: RetryState = initialState(policy, clock.now());
-  let lastError: unknown;
-  const delays: ScheduledDelay[] = [];
-  // Events are built only when someone listens (`emit.listening()`): the happy path builds none.
-  if (emit.listening()) emit({ type: 'request-start', ...spec.start } as never);
+/** What aborts a sent attempt, and so what a value it returned keeps following. */
+type Abortable = { abort(reason: unknown): void };
 
-  let ended = false;
+/** One attempt as the loop runs it. */
+interface Running<V> {
+  readonly context: LoopAttempt;
+  /** What the caller made of it already (the first attempt, sent before the loop). */
+  readonly made: LoopSpec<V>['first'];
+  /** Its own controller, with a timeout. */
+  readonly control: AttemptControl | undefined;
+  /** What a value it returned keeps following: its controller, or the request's. */
+  readonly sentWith: Abortable | undefined;
+  /** When it started. */
+  readonly start: number;
+  /** When it went out: later than its start when a guard made it wait. */
+  sentAt: number;
+}
+
+/** A failed attempt the policy may retry, with what its stop or retry says of it. */
+interface Failure<V> {
+  readonly verdict: Extract<Verdict<V>, { action: 'retry' }>;
+  readonly running: Running<V>;
+  readonly causeText: string;
+  readonly details: RetrylineErrorDetails;
+}
+
+/**
+ * One request's loop. A class rather than one long closure: each step is a method a screen long,
+ * and the request's state is a handful of fields, not a scope every callback holds.
+ */
+class AttemptLoop<V> {
+  readonly #spec: LoopSpec<V>;
+  readonly #policy: ResolvedPolicy;
+  readonly #clock: Clock;
+  #state: RetryState;
+  #lastError: unknown;
+  readonly #delays: ScheduledDelay[] = [];
+  #ended = false;
   // The last status a response gave: every request-end reports it, however the request stops.
-  let lastStatus: { readonly status: unknown } | undefined;
-  const end = (
-    outcome: RequestOutcome,
-    error?: unknown,
-    extra: Record<string, unknown> | undefined = lastStatus,
-  ) => {
-    ended = true;
-    spec.settled?.({ outcome, attempts: state.attempts, totalDelay: state.totalDelay, delays });
-    if (!emit.listening()) return;
-    emit({
-      type: 'request-end',
-      outcome,
-      attempts: state.attempts,
-      totalDelay: state.totalDelay,
-      duration: clock.now() - state.startedAt,
-      ...extra,
-      ...(error === undefined ? {} : { error: summarizeError(error) }),
-    });
-  };
+  #lastStatus: { readonly status: unknown } | undefined;
+  // Aborted on the caller's abort or at the deadline; `undefined` when nothing can abort.
+  readonly #request: AbortController | undefined;
+  readonly #aborted: AbortSignal | undefined;
+  readonly #unlink: (() => void) | undefined;
+  readonly #deadlineAt: number;
+  #cancelDeadline: (() => void) | undefined;
+  /**
+   * The last attempt's response while a retry is pending (its wait, and its attempt's admission):
+   * handed back as it came if the retry's attempt is refused before it is sent, else released
+   * once that attempt is admitted. With what it was sent with, for `handOver`.
+   */
+  #held: { readonly value: V; readonly sentWith: Abortable | undefined } | undefined;
 
-  // `aborted` ends the running attempt and any wait: on the caller's abort, or at the deadline. An
-  // AbortController costs some 10 µs to make in Node, so the loop makes one only when something can
-  // abort (a caller's signal, a deadline); with neither, nothing aborts and no signal is made. The
-  // caller's signal is never handed on: a client keeps listeners on the signal it is given (fetch
-  // until its Request is collected), which would pile up on a signal shared by many requests.
-  // A signal that is this request's alone (a fetch Request's own) is followed as it is, unless a
-  // deadline must abort too.
-  const direct = policy.deadline === undefined && spec.ownSignal === true;
-  const request =
-    policy.deadline === undefined && (signal === undefined || direct) ? undefined : new AbortController();
-  const aborted: AbortSignal | undefined = direct ? signal : request?.signal;
-  const unlink = request && signal ? onAbort(signal, () => request.abort(signal.reason)) : undefined;
-  const deadlineAt =
-    policy.deadline === undefined ? Number.POSITIVE_INFINITY : state.startedAt + policy.deadline;
-  // Cancelled once the request is over, so nothing stays pending.
-  let cancelDeadline: (() => void) | undefined;
-  if (request && policy.deadline !== undefined) {
-    const deadline = policy.deadline;
-    cancelDeadline = startTimer(clock, deadline, () =>
+  constructor(spec: LoopSpec<V>) {
+    const { policy, signal } = spec;
+    this.#spec = spec;
+    this.#policy = policy;
+    this.#clock = policy.clock;
+    this.#state = initialState(policy, this.#clock.now());
+    // Events are built only when someone listens (`emit.listening()`): the happy path builds none.
+    if (spec.emit.listening()) spec.emit({ type: 'request-start', ...spec.start } as never);
+    // An AbortController costs some 10 µs to make in Node, so the loop makes one only when
+    // something can abort (a caller's signal, a deadline). The caller's signal is never handed on:
+    // a client keeps listeners on the signal it is given (fetch until its Request is collected),
+    // which would pile up on a signal shared by many requests. A signal that is this request's
+    // alone (a fetch Request's own) is followed as it is, unless a deadline must abort too.
+    const direct = policy.deadline === undefined && spec.ownSignal === true;
+    const request =
+      policy.deadline === undefined && (signal === undefined || direct) ? undefined : new AbortController();
+    this.#request = request;
+    this.#aborted = direct ? signal : request?.signal;
+    this.#unlink = request && signal ? onAbort(signal, () => request.abort(signal.reason)) : undefined;
+    this.#deadlineAt =
+      policy.deadline === undefined ? Number.POSITIVE_INFINITY : this.#state.startedAt + policy.deadline;
+    if (request && policy.deadline !== undefined)
+      this.#cancelDeadline = this.#startDeadline(request, policy.deadline);
+  }
+
+  /** Aborts the request at its deadline; cancelled once the request is over, so nothing stays pending. */
+  #startDeadline(request: AbortController, deadline: number): () => void {
+    return startTimer(this.#clock, deadline, () =>
       request.abort(
         new DeadlineExceededError(
-          `${label} exceeded its ${deadline} ms deadline during attempt ${state.attempts}`,
+          `${this.#spec.label} exceeded its ${deadline} ms deadline during attempt ${this.#state.attempts}`,
           {
-            cause: lastError,
-            attempts: state.attempts,
-            totalDelay: state.totalDelay,
+            cause: this.#lastError,
+            attempts: this.#state.attempts,
+            totalDelay: this.#state.totalDelay,
             deadline,
           },
         ),
@@ -475,410 +517,529 @@ export async function runAttemptLoop<V>(spec: LoopSpec<V>): Promise<LoopResult<V
     );
   }
 
+  async run(): Promise<LoopResult<V>> {
+    try {
+      for (;;) {
+        const result = await this.#attempt();
+        if (result) return result;
+      }
+    } catch (error) {
+      this.#release();
+      // Whatever else ended the request (a store that failed, a backoff function that threw): it
+      // still ends with a request-end, so no listener is left with a request in flight.
+      if (!this.#ended) this.#end(this.#aborted?.aborted ? this.#abortedAs() : 'not-retryable', error);
+      throw error;
+    } finally {
+      this.#cancelDeadline?.();
+      this.#unlink?.();
+    }
+  }
+
+  /** Ends the request: `settled`, and a request-end for whoever listens. */
+  #end(
+    outcome: RequestOutcome,
+    error?: unknown,
+    extra: Record<string, unknown> | undefined = this.#lastStatus,
+  ) {
+    const state = this.#state;
+    this.#ended = true;
+    this.#spec.settled?.({
+      outcome,
+      attempts: state.attempts,
+      totalDelay: state.totalDelay,
+      delays: this.#delays,
+    });
+    const { emit } = this.#spec;
+    if (!emit.listening()) return;
+    emit({
+      type: 'request-end',
+      outcome,
+      attempts: state.attempts,
+      totalDelay: state.totalDelay,
+      duration: this.#clock.now() - state.startedAt,
+      ...extra,
+      ...(error === undefined ? {} : { error: summarizeError(error) }),
+    });
+  }
+
   /**
-   * What the request resolves with may still be read (a response's body, DESIGN §6): the caller's
-   * abort keeps reaching the controller it was sent with, and so does the deadline, now on a
-   * timer that holds no process open and goes when the value is collected.
+   * What the request resolves with may still be read (a response's body): the caller's abort
+   * keeps reaching the controller it was sent with, and so does the deadline, now on a timer that
+   * holds no process open and goes when the value is collected.
    */
-  const handOver = (value: V, sentWith: { abort(reason: unknown): void } | undefined) => {
+  #handOver(value: V, sentWith: Abortable | undefined): void {
+    const spec = this.#spec;
+    const policy = this.#policy;
+    const { signal } = spec;
     if (!spec.outlives || sentWith === undefined) return;
     if (signal) keepFollowing(value, signal, sentWith);
-    if (cancelDeadline === undefined || policy.deadline === undefined) return;
-    cancelDeadline();
-    cancelDeadline = undefined;
-    const expiry = expireBody(clock, deadlineAt - clock.now(), sentWith, label, policy.deadline, state);
+    if (this.#cancelDeadline === undefined || policy.deadline === undefined) return;
+    this.#cancelDeadline();
+    this.#cancelDeadline = undefined;
+    const left = this.#deadlineAt - this.#clock.now();
+    const expiry = expireBody(this.#clock, left, sentWith, spec.label, policy.deadline, this.#state);
     if (expiry) keepUntilCollected(value, expiry);
-  };
+  }
 
-  // The request was aborted (by the caller or the deadline): report it and return the reason.
-  const abortedAs = (): RequestOutcome => (signal?.aborted ? 'aborted' : 'deadline');
-  const stopped = (): unknown => {
-    const reason = aborted?.reason;
-    end(abortedAs(), reason);
+  #abortedAs(): RequestOutcome {
+    return this.#spec.signal?.aborted ? 'aborted' : 'deadline';
+  }
+
+  /** The request was aborted (by the caller or the deadline): reports it, returns the reason. */
+  #stopped(): unknown {
+    const reason = this.#aborted?.reason;
+    this.#end(this.#abortedAs(), reason);
     return reason;
-  };
+  }
+
+  /** Lets go of the response a pending retry would have stood in for. */
+  #release(): void {
+    if (this.#held) this.#spec.discard?.(this.#held.value);
+    this.#held = undefined;
+  }
+
+  /** Counts what the guards held the admitted attempt for, as waits. */
+  #countGuardWaits(retry: number): void {
+    for (const { guard, ms } of this.#spec.takeWaits?.() ?? []) {
+      this.#state = { ...this.#state, totalDelay: this.#state.totalDelay + ms };
+      this.#delays.push({ retry, delay: ms, reason: guard });
+    }
+  }
+
+  /** The next attempt as it starts. */
+  #begin(): Running<V> {
+    const state = withAttempts(this.#state, this.#state.attempts + 1);
+    this.#state = state;
+    const policy = this.#policy;
+    // The first attempt starts when the request does (one clock read fewer on the happy path).
+    const now = state.attempts === 1 ? state.startedAt : this.#clock.now();
+    const made = state.attempts === 1 ? this.#spec.first : undefined;
+    // Its own controller only with a timeout; otherwise the attempt aborts when the request does.
+    // Linked before the guards, so a limiter's wait ends at once on an abort or at the deadline.
+    const control = policy.timeout === undefined || made ? undefined : new AttemptControl(this.#aborted);
+    const context: LoopAttempt = {
+      attempt: state.attempts,
+      signal: control ? control.signal : this.#aborted,
+      elapsed: now - state.startedAt,
+      remaining: this.#deadlineAt - now,
+      retriesLeft: policy.retries - (state.attempts - 1),
+      previousError: this.#lastError,
+      totalDelay: state.totalDelay,
+    };
+    const sentWith = control ?? (made ? undefined : this.#request);
+    return { context, made, control, sentWith, start: now, sentAt: now };
+  }
+
+  /** One attempt, from admission to the wait after it: the request's result, or `undefined` to go on. */
+  async #attempt(): Promise<LoopResult<V> | undefined> {
+    const running = this.#begin();
+    const refused = await this.#admit(running);
+    if (refused) return refused;
+    const result = await this.#send(running);
+    const verdict = await this.#judge(running, result);
+    if (verdict.action === 'return') {
+      const final = verdict.outcome ?? 'success';
+      // The controller the last attempt was sent with keeps following the caller's abort.
+      this.#handOver(verdict.value, running.sentWith);
+      this.#end(final);
+      return this.#result(verdict.value, final);
+    }
+    if (verdict.action === 'throw') {
+      this.#end('not-retryable', verdict.error);
+      throw verdict.error;
+    }
+    this.#lastError = verdict.error;
+    if (this.#aborted?.aborted) {
+      if (verdict.fallback !== undefined) this.#spec.discard?.(verdict.fallback);
+      throw this.#stopped();
+    }
+    const cause = verdict.error;
+    const failure: Failure<V> = {
+      verdict,
+      running,
+      causeText:
+        verdict.summary ??
+        (cause === undefined ? 'the attempt asked for a retry' : summarizeError(cause).message),
+      details: { cause, attempts: running.context.attempt, totalDelay: this.#state.totalDelay },
+    };
+    return this.#retryOrStop(failure);
+  }
+
+  #result(value: V, outcome: LoopResult<V>['outcome'], retryAt?: number): LoopResult<V> {
+    const { attempts, totalDelay } = this.#state;
+    return {
+      value,
+      attempts,
+      totalDelay,
+      delays: this.#delays,
+      outcome,
+      ...(retryAt === undefined ? {} : { retryAt }),
+    };
+  }
 
   /**
-   * The last attempt's response while a retry is pending (its wait, and its attempt's admission):
-   * handed back as it came if the retry's attempt is refused before it is sent (DESIGN §8), else
-   * released once that attempt is admitted. With what it was sent with, for `handOver`.
+   * Asks the guards to let the attempt go (the first attempt the caller made was admitted already).
+   * A refusal of a retry's attempt hands back the last response as it came; a refusal of the
+   * request's first attempt, or after a failure that left no response, rejects with its error.
    */
-  let held:
-    | { readonly value: V; readonly sentWith: { abort(reason: unknown): void } | undefined }
-    | undefined;
-  const release = () => {
-    if (held) spec.discard?.(held.value);
-    held = undefined;
-  };
-
-  try {
-    for (;;) {
-      state = withAttempts(state, state.attempts + 1);
-      // The first attempt starts when the request does (one clock read fewer on the happy path).
-      const now = state.attempts === 1 ? state.startedAt : clock.now();
-      const made = state.attempts === 1 ? spec.first : undefined;
-      // Its own controller only with a timeout; otherwise the attempt aborts when the request does.
-      // Linked before the guards, so a limiter's wait ends at once on an abort or at the deadline.
-      const control = policy.timeout === undefined || made ? undefined : new AttemptControl(aborted);
-      const context: LoopAttempt = {
-        attempt: state.attempts,
-        signal: control ? control.signal : aborted,
-        elapsed: now - state.startedAt,
-        remaining: deadlineAt - now,
-        retriesLeft: policy.retries - (state.attempts - 1),
-        previousError: lastError,
-        totalDelay: state.totalDelay,
-      };
-      const { attempt } = context;
-      let refusal: Refusal | undefined;
-      // When the attempt goes out: later than `now` when a guard made it wait (a limiter, a
-      // bulkhead, a store's round trip), and its duration starts there.
-      let sentAt = now;
-      try {
-        const admitted = made ? undefined : spec.admit?.(context);
-        if (admitted instanceof Promise) {
-          refusal = await admitted;
-          sentAt = clock.now();
-          // A wait is a wait (DESIGN §7): what a guard held the attempt for counts like a backoff.
-          for (const { guard, ms } of spec.takeWaits?.() ?? []) {
-            state = { ...state, totalDelay: state.totalDelay + ms };
-            delays.push({ retry: attempt - 1, delay: ms, reason: guard });
-          }
-        } else refusal = admitted;
-      } catch (error) {
-        control?.done();
-        // A guard's wait an abort cut short counts what passed, as a backoff's does.
-        for (const { guard, ms } of spec.takeWaits?.() ?? []) {
-          state = { ...state, totalDelay: state.totalDelay + ms };
-          delays.push({ retry: attempt - 1, delay: ms, reason: guard });
-        }
-        await spec.release?.();
-        state = withAttempts(state, state.attempts - 1);
-        release();
-        if (aborted?.aborted) throw stopped();
-        throw error;
-      }
-      if (refusal || aborted?.aborted) {
-        control?.done();
-        await spec.release?.();
-        state = withAttempts(state, state.attempts - 1);
-        if (refusal) {
-          // A retry refused before it was sent: the last response goes back as it came, and
-          // getRetryInfo says which guard stopped it (DESIGN §8). Only a request refused before
-          // anything was sent rejects with the guard's error.
-          if (held && isStoppedOutcome(refusal.outcome)) {
-            const { value, sentWith } = held;
-            held = undefined;
-            handOver(value, sentWith);
-            end(refusal.outcome, refusal.error);
-            const retryAt = (refusal.error as { retryAt?: unknown } | undefined)?.retryAt;
-            return {
-              value,
-              attempts: state.attempts,
-              totalDelay: state.totalDelay,
-              delays,
-              outcome: refusal.outcome,
-              ...(typeof retryAt === 'number' ? { retryAt } : {}),
-            };
-          }
-          release();
-          end(refusal.outcome, refusal.error);
-          throw refusal.error;
-        }
-        release();
-        // Aborted while a guard answered: nothing is sent, and a breaker's trial place is freed.
-        forget(spec.abandon?.());
-        throw stopped();
-      }
+  async #admit(running: Running<V>): Promise<LoopResult<V> | undefined> {
+    const { context, made, control } = running;
+    const spec = this.#spec;
+    let refusal: Refusal | undefined;
+    try {
+      const admitted = made ? undefined : spec.admit?.(context);
+      if (admitted instanceof Promise) {
+        refusal = await admitted;
+        running.sentAt = this.#clock.now();
+        // A wait is a wait: what a guard held the attempt for counts like a backoff.
+        this.#countGuardWaits(context.attempt - 1);
+      } else refusal = admitted;
+    } catch (error) {
+      control?.done();
+      // A guard's wait an abort cut short counts what passed, as a backoff's does.
+      this.#countGuardWaits(context.attempt - 1);
+      return this.#unadmitted(error);
+    }
+    if (!refusal && !this.#aborted?.aborted) {
       // Admitted: the retry goes out, and the response it would have stood in for is let go.
-      release();
-      const sending =
-        sentAt === now
-          ? context
-          : { ...context, elapsed: sentAt - state.startedAt, remaining: deadlineAt - sentAt };
-      if (!made && emit.listening()) emit({ type: 'attempt-start', attempt, ...spec.prepare?.(sending) });
+      this.#release();
+      return undefined;
+    }
+    control?.done();
+    await spec.release?.();
+    this.#state = withAttempts(this.#state, this.#state.attempts - 1);
+    if (!refusal) {
+      this.#release();
+      // Aborted while a guard answered: nothing is sent, and a breaker's trial place is freed.
+      forget(spec.abandon?.());
+      throw this.#stopped();
+    }
+    const held = this.#held;
+    if (held && isStoppedOutcome(refusal.outcome)) {
+      this.#held = undefined;
+      this.#handOver(held.value, held.sentWith);
+      this.#end(refusal.outcome, refusal.error);
+      const retryAt = (refusal.error as { retryAt?: unknown } | undefined)?.retryAt;
+      return this.#result(held.value, refusal.outcome, typeof retryAt === 'number' ? retryAt : undefined);
+    }
+    this.#release();
+    this.#end(refusal.outcome, refusal.error);
+    throw refusal.error;
+  }
 
-      const timeout = policy.timeout;
-      if (control && timeout !== undefined) control.time(clock, timeout, label, attempt, state.totalDelay);
-      let result: AttemptResult<V>;
-      if (made) result = made;
-      else {
-        try {
-          const sent = control
-            ? control.race(() => spec.run(sending))
-            : raceAbort(spec.run(sending), context.signal);
-          result = { ok: true, value: await sent };
-        } catch (error) {
-          result = { ok: false, error };
-        } finally {
-          control?.done();
-        }
-      }
-      // Awaited only when there is something to wait for: each await is a turn of the event loop.
-      const released = spec.release?.();
-      if (released) await released;
+  /** A guard's admission threw (a store that failed, or the abort it was waiting through). */
+  async #unadmitted(error: unknown): Promise<never> {
+    await this.#spec.release?.();
+    this.#state = withAttempts(this.#state, this.#state.attempts - 1);
+    this.#release();
+    if (this.#aborted?.aborted) throw this.#stopped();
+    throw error;
+  }
 
-      // The attempt's end, read only for an event: a clock read is a cost on the happy path.
-      const endedAt = emit.listening() ? clock.now() : undefined;
-      if (aborted?.aborted) {
-        if (result.ok) spec.discard?.(result.value);
-        // An abort says nothing about the server: a breaker's trial place is freed, not held.
-        forget(spec.abandon?.());
-        emit({
-          type: 'attempt-end',
-          attempt,
-          outcome: 'aborted',
-          duration: (endedAt ?? clock.now()) - sentAt,
-          error: summarizeError(aborted?.reason),
-        });
-        throw stopped();
-      }
-      const timedOut = !result.ok && (control ? control.timedOut(result.error) : made?.timedOut === true);
-      let verdict: Verdict<V>;
-      try {
-        const judged = spec.judge(result, context, timedOut);
-        // A judge may wait (an async retryOn, a shared store): an abort does not wait for it.
-        verdict = judged instanceof Promise ? await raceAbort(judged, aborted) : judged;
-      } catch (error) {
-        if (result.ok) spec.discard?.(result.value);
-        forget(spec.abandon?.());
-        if (aborted?.aborted && error === aborted.reason) throw stopped();
-        end('not-retryable', error);
-        throw error;
-      }
-      // Built only for someone to read: describing a response copies and redacts its headers.
-      const listening = emit.listening();
-      const details = listening ? spec.describe?.(result) : undefined;
-      if (listening) {
-        // A response handed back as it is without being a success (a 400, a POST's 503) failed.
-        const outcome =
-          verdict.action === 'return'
-            ? (verdict.outcome ?? 'success') === 'success'
-              ? 'success'
-              : 'error'
-            : timedOut
-              ? 'timeout'
-              : result.ok
-                ? 'retry'
-                : 'error';
-        emit({
-          type: 'attempt-end',
-          attempt,
-          outcome,
-          duration: (endedAt ?? clock.now()) - sentAt,
-          ...details,
-          ...(result.ok ? {} : { error: summarizeError(result.error) }),
-        });
-      }
-      // After attempt-end, so a breaker-state this attempt causes follows the attempt's end.
-      if (spec.record) {
-        // The verdict knows best (a 503 on a POST is not retried, yet says the origin is failing).
-        const health: Health =
-          verdict.health ??
-          (verdict.action === 'retry'
-            ? 'failure'
-            : verdict.action === 'return' && (verdict.outcome ?? 'success') === 'success'
-              ? 'success'
-              : 'ignored');
-        const recorded = spec.record(health);
-        if (recorded) await recorded;
-      }
-      lastStatus = details?.status === undefined ? undefined : { status: details.status };
-
-      if (verdict.action === 'return') {
-        const final = verdict.outcome ?? 'success';
-        // The controller the last attempt was sent with keeps following the caller's abort.
-        handOver(verdict.value, control ?? (made ? undefined : request));
-        end(final);
-        return {
-          value: verdict.value,
-          attempts: attempt,
-          totalDelay: state.totalDelay,
-          delays,
-          outcome: final,
-        };
-      }
-      if (verdict.action === 'throw') {
-        end('not-retryable', verdict.error);
-        throw verdict.error;
-      }
-      lastError = verdict.error;
-      if (aborted?.aborted) {
-        if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
-        throw stopped();
-      }
-
-      const decision = decide(policy, state, clock.now(), verdict.error, verdict.hint);
-      const cause = verdict.error;
-      const causeText =
-        verdict.summary ??
-        (cause === undefined ? 'the attempt asked for a retry' : summarizeError(cause).message);
-      const details_ = { cause, attempts: attempt, totalDelay: state.totalDelay };
-      /** Why the wait before the next attempt is not started: it would pass the deadline. */
-      const pastDeadlineError = (wait: number) =>
-        new DeadlineExceededError(
-          `${label} stopped after ${plural(attempt)}: waiting ${Math.round(wait)} ms for the next one would pass its ${policy.deadline} ms deadline (${causeText})`,
-          // Only reached with a deadline: without one, deadlineAt is Infinity.
-          { ...details_, deadline: policy.deadline ?? Number.POSITIVE_INFINITY },
-        );
-      const pastDeadline = (wait: number) => {
-        const failure = pastDeadlineError(wait);
-        end('deadline', failure);
-        return failure;
-      };
-      /**
-       * A retry refused after a response: the response is handed back as it came (DESIGN §8), and
-       * request-end says why no retry followed, with the error that would have said it.
-       */
-      const stopWith = (value: V, outcome: StoppedOutcome, why: unknown, at?: number): LoopResult<V> => {
-        handOver(value, control ?? (made ? undefined : request));
-        end(outcome, why);
-        return {
-          value,
-          attempts: attempt,
-          totalDelay: state.totalDelay,
-          delays,
-          outcome,
-          ...(at === undefined ? {} : { retryAt: at }),
-        };
-      };
-      if (!decision.retry) {
-        if (
-          (decision.reason === 'retries' || decision.reason === 'max-delay') &&
-          verdict.fallback !== undefined
-        ) {
-          handOver(verdict.fallback, control ?? (made ? undefined : request));
-          end('exhausted');
-          return {
-            value: verdict.fallback,
-            attempts: attempt,
-            totalDelay: state.totalDelay,
-            delays,
-            outcome: 'exhausted',
+  /** Sends the admitted attempt (or takes the one the caller made), then frees its guard places. */
+  async #send(running: Running<V>): Promise<AttemptResult<V>> {
+    const { context, made, control } = running;
+    const spec = this.#spec;
+    const sending =
+      running.sentAt === running.start
+        ? context
+        : {
+            ...context,
+            elapsed: running.sentAt - this.#state.startedAt,
+            remaining: this.#deadlineAt - running.sentAt,
           };
-        }
-        let failure: unknown;
-        let retryAt: number | undefined;
-        if (decision.reason === 'retry-after-too-long') {
-          const asked = decision.hint?.delay ?? 0;
-          const byDeadline = clock.now() + asked >= deadlineAt;
-          const limit = byDeadline
-            ? `the remaining ${Math.round(deadlineAt - clock.now())} ms before its deadline`
-            : `maxRetryAfter (${policy.maxRetryAfter} ms)`;
-          retryAt = clock.now() + asked;
-          failure = new RetryAfterTooLongError(
-            `${label} stopped after ${plural(attempt)}: the server asked to wait ${Math.round(asked)} ms (${decision.hint?.source}), more than ${limit}: ${causeText}`,
-            { ...details_, retryAt, ...(byDeadline ? { deadline: policy.deadline } : {}) },
-          );
-          if (verdict.fallback !== undefined)
-            return stopWith(verdict.fallback, 'retry-after-too-long', failure, retryAt);
-          end('retry-after-too-long', failure);
-        } else if (decision.reason === 'deadline' && policy.deadline !== undefined) {
-          const delay = decision.computation?.delay ?? 0;
-          if (verdict.fallback !== undefined)
-            return stopWith(verdict.fallback, 'deadline', pastDeadlineError(delay));
-          failure = pastDeadline(delay);
-        } else {
-          if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
-          failure =
-            decision.reason === 'max-delay'
-              ? new RetriesExhaustedError(
-                  `${label} gave up after ${plural(attempt)}: the next backoff (${Math.round(decision.computation?.raw ?? 0)} ms) passes maxDelay (${policy.maxDelay} ms): ${causeText}`,
-                  { ...details_, reason: 'max-delay' },
-                )
-              : new RetriesExhaustedError(`${label} failed after ${plural(attempt)}: ${causeText}`, details_);
-          end('exhausted', failure);
-        }
-        throw failure;
+    if (!made && spec.emit.listening()) {
+      spec.emit({ type: 'attempt-start', attempt: context.attempt, ...spec.prepare?.(sending) });
+    }
+    const timeout = this.#policy.timeout;
+    if (control && timeout !== undefined) {
+      control.time(this.#clock, timeout, spec.label, context.attempt, this.#state.totalDelay);
+    }
+    let result: AttemptResult<V>;
+    if (made) result = made;
+    else {
+      try {
+        const sent = control
+          ? control.race(() => spec.run(sending))
+          : raceAbort(spec.run(sending), context.signal);
+        result = { ok: true, value: await sent };
+      } catch (error) {
+        result = { ok: false, error };
+      } finally {
+        control?.done();
       }
+    }
+    // Awaited only when there is something to wait for: each await is a turn of the event loop.
+    const released = spec.release?.();
+    if (released) await released;
+    return result;
+  }
 
-      const refused = spec.refuse?.();
-      if (refused !== undefined) {
-        if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
-        end('not-retryable', refused);
-        throw refused;
+  /**
+   * Judges how the attempt settled, reports its end, and tells the guards its health. An abort
+   * ends the request here, whatever the attempt brought.
+   */
+  async #judge(running: Running<V>, result: AttemptResult<V>): Promise<Verdict<V>> {
+    const { context, made, control, sentAt } = running;
+    const spec = this.#spec;
+    const aborted = this.#aborted;
+    // The attempt's end, read only for an event: a clock read is a cost on the happy path.
+    const endedAt = spec.emit.listening() ? this.#clock.now() : undefined;
+    if (aborted?.aborted) {
+      if (result.ok) spec.discard?.(result.value);
+      // An abort says nothing about the server: a breaker's trial place is freed, not held.
+      forget(spec.abandon?.());
+      spec.emit({
+        type: 'attempt-end',
+        attempt: context.attempt,
+        outcome: 'aborted',
+        duration: (endedAt ?? this.#clock.now()) - sentAt,
+        error: summarizeError(aborted?.reason),
+      });
+      throw this.#stopped();
+    }
+    const timedOut = !result.ok && (control ? control.timedOut(result.error) : made?.timedOut === true);
+    let verdict: Verdict<V>;
+    try {
+      const judged = spec.judge(result, context, timedOut);
+      // A judge may wait (an async retryOn, a shared store): an abort does not wait for it.
+      verdict = judged instanceof Promise ? await raceAbort(judged, aborted) : judged;
+    } catch (error) {
+      if (result.ok) spec.discard?.(result.value);
+      forget(spec.abandon?.());
+      if (aborted?.aborted && error === aborted.reason) throw this.#stopped();
+      this.#end('not-retryable', error);
+      throw error;
+    }
+    this.#reportEnd(running, result, verdict, timedOut, endedAt);
+    // After attempt-end, so a breaker-state this attempt causes follows the attempt's end.
+    if (spec.record) {
+      const recorded = spec.record(healthOf(verdict));
+      if (recorded) await recorded;
+    }
+    return verdict;
+  }
+
+  /** The attempt-end event (built only for someone to read: describing a response costs). */
+  #reportEnd(
+    running: Running<V>,
+    result: AttemptResult<V>,
+    verdict: Verdict<V>,
+    timedOut: boolean,
+    endedAt: number | undefined,
+  ): void {
+    const { emit } = this.#spec;
+    const listening = emit.listening();
+    const details = listening ? this.#spec.describe?.(result) : undefined;
+    this.#lastStatus = details?.status === undefined ? undefined : { status: details.status };
+    if (!listening) return;
+    // A response handed back as it is without being a success (a 400, a POST's 503) failed.
+    const outcome =
+      verdict.action === 'return'
+        ? (verdict.outcome ?? 'success') === 'success'
+          ? 'success'
+          : 'error'
+        : timedOut
+          ? 'timeout'
+          : result.ok
+            ? 'retry'
+            : 'error';
+    emit({
+      type: 'attempt-end',
+      attempt: running.context.attempt,
+      outcome,
+      duration: (endedAt ?? this.#clock.now()) - running.sentAt,
+      ...details,
+      ...(result.ok ? {} : { error: summarizeError(result.error) }),
+    });
+  }
+
+  /** Why the wait before the next attempt is not started: it would pass the deadline. */
+  #pastDeadlineError(failure: Failure<V>, wait: number): DeadlineExceededError {
+    const policy = this.#policy;
+    return new DeadlineExceededError(
+      `${this.#spec.label} stopped after ${plural(failure.running.context.attempt)}: waiting ${Math.round(wait)} ms for the next one would pass its ${policy.deadline} ms deadline (${failure.causeText})`,
+      // Only reached with a deadline: without one, deadlineAt is Infinity.
+      { ...failure.details, deadline: policy.deadline ?? Number.POSITIVE_INFINITY },
+    );
+  }
+
+  /**
+   * A retry refused after a response: the response is handed back as it came, and request-end
+   * says why no retry followed, with the error that would have said it.
+   */
+  #stopWith(
+    failure: Failure<V>,
+    value: V,
+    outcome: StoppedOutcome,
+    why: unknown,
+    at?: number,
+  ): LoopResult<V> {
+    this.#handOver(value, failure.running.sentWith);
+    this.#end(outcome, why);
+    return this.#result(value, outcome, at);
+  }
+
+  /** After a failure the policy may retry: asks decide(), the guards and the deadline, then waits. */
+  async #retryOrStop(failure: Failure<V>): Promise<LoopResult<V> | undefined> {
+    const { verdict } = failure;
+    const decision = decide(this.#policy, this.#state, this.#clock.now(), verdict.error, verdict.hint);
+    if (!decision.retry) return this.#stop(failure, decision);
+    const spec = this.#spec;
+    const refused = spec.refuse?.();
+    if (refused !== undefined) {
+      if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
+      this.#end('not-retryable', refused);
+      throw refused;
+    }
+    const denied = await spec.allowRetry?.({ details: failure.details, summary: failure.causeText });
+    if (denied) {
+      if (verdict.fallback !== undefined && denied.outcome === 'budget-exhausted') {
+        return this.#stopWith(failure, verdict.fallback, 'budget-exhausted', denied.error);
       }
-      const denied = await spec.allowRetry?.({ details: details_, summary: causeText });
-      if (denied) {
-        if (verdict.fallback !== undefined && denied.outcome === 'budget-exhausted') {
-          return stopWith(verdict.fallback, 'budget-exhausted', denied.error);
-        }
-        if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
-        end(denied.outcome, denied.error);
-        throw denied.error;
-      }
-      const { delay, computation, reason } = decision;
-      // decide() checked the deadline; the budget's store may have taken time since.
-      if (clock.now() + delay >= deadlineAt) {
-        if (verdict.fallback !== undefined)
-          return stopWith(verdict.fallback, 'deadline', pastDeadlineError(delay));
-        throw pastDeadline(delay);
-      }
-      if (verdict.fallback !== undefined) {
-        held = { value: verdict.fallback, sentWith: control ?? (made ? undefined : request) };
-      }
-      delays.push({ retry: computation.retry, delay, reason });
-      emit({
-        type: 'retry-scheduled',
-        attempt: decision.nextAttempt,
-        retry: computation.retry,
+      if (verdict.fallback !== undefined) spec.discard?.(verdict.fallback);
+      this.#end(denied.outcome, denied.error);
+      throw denied.error;
+    }
+    const { delay } = decision;
+    // decide() checked the deadline; the budget's store may have taken time since.
+    if (this.#clock.now() + delay >= this.#deadlineAt) return this.#stopAtDeadline(failure, delay);
+    if (verdict.fallback !== undefined) {
+      this.#held = { value: verdict.fallback, sentWith: failure.running.sentWith };
+    }
+    return this.#wait(failure, decision);
+  }
+
+  /** No retry: the response handed back, or the error that says why. */
+  #stop(failure: Failure<V>, decision: Extract<Decision, { retry: false }>): LoopResult<V> {
+    const { verdict, running, causeText, details } = failure;
+    const { fallback } = verdict;
+    const attempt = running.context.attempt;
+    if ((decision.reason === 'retries' || decision.reason === 'max-delay') && fallback !== undefined) {
+      this.#handOver(fallback, running.sentWith);
+      this.#end('exhausted');
+      return this.#result(fallback, 'exhausted');
+    }
+    if (decision.reason === 'retry-after-too-long') {
+      const now = this.#clock.now();
+      const asked = decision.hint?.delay ?? 0;
+      const byDeadline = now + asked >= this.#deadlineAt;
+      const limit = byDeadline
+        ? `the remaining ${Math.round(this.#deadlineAt - now)} ms before its deadline`
+        : `maxRetryAfter (${this.#policy.maxRetryAfter} ms)`;
+      const retryAt = now + asked;
+      const error = new RetryAfterTooLongError(
+        `${this.#spec.label} stopped after ${plural(attempt)}: the server asked to wait ${Math.round(asked)} ms (${decision.hint?.source}), more than ${limit}: ${causeText}`,
+        { ...details, retryAt, ...(byDeadline ? { deadline: this.#policy.deadline } : {}) },
+      );
+      if (fallback !== undefined)
+        return this.#stopWith(failure, fallback, 'retry-after-too-long', error, retryAt);
+      this.#end('retry-after-too-long', error);
+      throw error;
+    }
+    if (decision.reason === 'deadline' && this.#policy.deadline !== undefined) {
+      return this.#stopAtDeadline(failure, decision.computation?.delay ?? 0);
+    }
+    if (fallback !== undefined) this.#spec.discard?.(fallback);
+    const error =
+      decision.reason === 'max-delay'
+        ? new RetriesExhaustedError(
+            `${this.#spec.label} gave up after ${plural(attempt)}: the next backoff (${Math.round(decision.computation?.raw ?? 0)} ms) passes maxDelay (${this.#policy.maxDelay} ms): ${causeText}`,
+            { ...details, reason: 'max-delay' },
+          )
+        : new RetriesExhaustedError(
+            `${this.#spec.label} failed after ${plural(attempt)}: ${causeText}`,
+            details,
+          );
+    this.#end('exhausted', error);
+    throw error;
+  }
+
+  /** The wait would pass the deadline: the response handed back (stoppedBy deadline), or the error. */
+  #stopAtDeadline(failure: Failure<V>, delay: number): LoopResult<V> {
+    const fallback = failure.verdict.fallback;
+    const error = this.#pastDeadlineError(failure, delay);
+    if (fallback !== undefined) return this.#stopWith(failure, fallback, 'deadline', error);
+    this.#end('deadline', error);
+    throw error;
+  }
+
+  /** Reports the retry, lets onRetry see it, and waits for it, abortably. */
+  async #wait(
+    failure: Failure<V>,
+    decision: Extract<Decision, { retry: true }>,
+  ): Promise<LoopResult<V> | undefined> {
+    const { delay, computation, reason } = decision;
+    const spec = this.#spec;
+    this.#delays.push({ retry: computation.retry, delay, reason });
+    spec.emit({
+      type: 'retry-scheduled',
+      attempt: decision.nextAttempt,
+      retry: computation.retry,
+      delay,
+      reason,
+      strategy: this.#policy.backoff.strategy,
+      jitter: this.#policy.jitter.type,
+      raw: computation.raw,
+      capped: computation.capped,
+      ...(decision.hint ? { hint: { source: decision.hint.source, delay: decision.hint.delay } } : {}),
+    });
+    if (spec.onRetry) {
+      const stop = await this.#onRetry(failure, decision);
+      if (stop) return stop;
+    }
+    const waitFrom = this.#clock.now();
+    try {
+      await this.#clock.sleep(delay, this.#aborted);
+    } catch {
+      // Cut short: the time it did wait counts in request-end's totalDelay.
+      this.#state = { ...this.#state, totalDelay: this.#state.totalDelay + (this.#clock.now() - waitFrom) };
+      this.#release();
+      throw this.#stopped();
+    }
+    this.#state = decision.state;
+    return undefined;
+  }
+
+  /** Calls onRetry (a slow hook does not hold up an abort); a stop when it left no time to wait. */
+  async #onRetry(
+    failure: Failure<V>,
+    decision: Extract<Decision, { retry: true }>,
+  ): Promise<LoopResult<V> | undefined> {
+    const { delay, reason } = decision;
+    const aborted = this.#aborted;
+    try {
+      const hooked = this.#spec.onRetry?.({
+        attempt: failure.running.context.attempt,
+        nextAttempt: decision.nextAttempt,
         delay,
         reason,
-        strategy: policy.backoff.strategy,
-        jitter: policy.jitter.type,
-        raw: computation.raw,
-        capped: computation.capped,
-        ...(decision.hint ? { hint: { source: decision.hint.source, delay: decision.hint.delay } } : {}),
+        error: failure.verdict.error,
       });
-      if (spec.onRetry) {
-        try {
-          const hooked = spec.onRetry({
-            attempt,
-            nextAttempt: decision.nextAttempt,
-            delay,
-            reason,
-            error: cause,
-          });
-          // A slow hook does not hold up an abort.
-          await raceAbort(Promise.resolve(hooked), aborted);
-        } catch (hookError) {
-          release();
-          if (aborted?.aborted && hookError === aborted.reason) throw stopped();
-          end('not-retryable', hookError);
-          throw hookError;
-        }
-        // A slow hook may have used up what was left before the deadline: the wait is not made.
-        if (clock.now() + delay >= deadlineAt) {
-          delays.pop();
-          if (held) {
-            const { value } = held;
-            held = undefined;
-            return stopWith(value, 'deadline', pastDeadlineError(delay));
-          }
-          throw pastDeadline(delay);
-        }
-      }
-      const waitFrom = clock.now();
-      try {
-        await clock.sleep(delay, aborted);
-      } catch {
-        // Cut short: the time it did wait counts in request-end's totalDelay.
-        state = { ...state, totalDelay: state.totalDelay + (clock.now() - waitFrom) };
-        release();
-        throw stopped();
-      }
-      state = decision.state;
+      await raceAbort(Promise.resolve(hooked), aborted);
+    } catch (hookError) {
+      this.#release();
+      if (aborted?.aborted && hookError === aborted.reason) throw this.#stopped();
+      this.#end('not-retryable', hookError);
+      throw hookError;
     }
-  } catch (error) {
-    release();
-    // Whatever else ended the request (a store that failed, a backoff function that threw): it
-    // still ends with a request-end, so no listener is left with a request in flight.
-    if (!ended) end(aborted?.aborted ? abortedAs() : 'not-retryable', error);
+    // A slow hook may have used up what was left before the deadline: the wait is not made.
+    if (this.#clock.now() + delay < this.#deadlineAt) return undefined;
+    this.#delays.pop();
+    const held = this.#held;
+    this.#held = undefined;
+    if (held) return this.#stopWith(failure, held.value, 'deadline', this.#pastDeadlineError(failure, delay));
+    const error = this.#pastDeadlineError(failure, delay);
+    this.#end('deadline', error);
     throw error;
-  } finally {
-    cancelDeadline?.();
-    unlink?.();
   }
+}
+
+/** How an attempt reflects on the dependency's health: the verdict knows best (a POST's 503 is not retried, yet says the origin is failing). */
+function healthOf<V>(verdict: Verdict<V>): Health {
+  if (verdict.health) return verdict.health;
+  if (verdict.action === 'retry') return 'failure';
+  return verdict.action === 'return' && (verdict.outcome ?? 'success') === 'success' ? 'success' : 'ignored';
 }
 
 const ignore = () => {};

@@ -3,7 +3,6 @@ import {
   type AttemptResult,
   keepFollowing,
   type LoopAttempt,
-  type LoopResult,
   type LoopSpec,
   type RequestSummary,
   raceAbort,
@@ -12,10 +11,17 @@ import {
   type Verdict,
 } from '../engine/attempt-loop';
 import { BodyNotReplayableError, isRetrylineError } from '../errors';
-import { anyoneListening, createEmitter } from '../events/emitter';
+import { anyoneListening, createEmitter, type Emit } from '../events/emitter';
 import { claimRequestId, createRequestId } from '../events/request-id';
 import type { RequestOutcome, RetrylineEventListener } from '../events/types';
-import { admitFirstAtOnce, anyGuard, type GuardOptions, guardHooks, resolveGuards } from '../guard/guards';
+import {
+  admitFirstAtOnce,
+  anyGuard,
+  type GuardHooks,
+  type GuardOptions,
+  guardHooks,
+  resolveGuards,
+} from '../guard/guards';
 import type { Pacing } from '../guard/pacing';
 import { refuseStore, withOwnStore } from '../guard/store';
 import type { DelayReason } from '../policy/decide';
@@ -112,7 +118,7 @@ export interface HttpRetryOptions extends PolicyOptions, GuardOptions {
    */
   redactHeaders?: readonly string[];
   /**
-   * Header names whose values events may show (DESIGN §9: redaction is an allowlist). Shown by
+   * Header names whose values events may show (redaction is an allowlist). Shown by
    * default: Content-Type, Content-Length, Date, Retry-After, the RateLimit and X-RateLimit
    * families, Idempotency-Key and the headers Retryline writes (`requestIdHeader`, `attemptHeader`,
    * `deadlineHeader`); every other value becomes `[redacted]`, its name kept. Credential headers
@@ -140,8 +146,8 @@ export interface HttpRetryOptions extends PolicyOptions, GuardOptions {
    * with a hint, or `RateLimit: r=0` / `X-RateLimit-Remaining: 0` with a reset), later requests
    * with the same key (origin and first path segment) wait for the reset (never longer than
    * `maxRetryAfter`; the wait is reported with reason `pacing`) instead of collecting more 429s —
-   * or fail at once with `RateLimitedError` when the reset is past the deadline. Opt-in (DESIGN
-   * §7): without it, a hint delays only the request that received it.
+   * or fail at once with `RateLimitedError` when the reset is past the deadline. Opt-in: without
+   * it, a hint delays only the request that received it.
    * @default none
    * @example
    * ```ts
@@ -553,113 +559,155 @@ function readResponse<R>(exchange: HttpExchange<R>, { guards, policy }: Resolved
 }
 
 /** The attempt loop of a request, set up around its `first` attempt when that was already made. */
-async function runLoop<R>(
+function runLoop<R>(
   exchange: HttpExchange<R>,
   options: ResolvedHttpOptions,
   signal: AbortSignal | undefined,
   request: { readonly method: string; readonly url: string },
   first: LoopSpec<R>['first'],
 ): Promise<{ response: R; info: RetryInfo }> {
-  const { method } = request;
-  const {
-    policy,
-    rules,
-    predicate,
-    key,
-    requestIdHeader,
-    attemptHeader,
-    deadlineHeader,
-    redacted,
-    onRetry,
-    onEvent,
-    requestId: given,
-    guards,
-  } = options;
+  return new HttpRequest(exchange, options, signal, request, first).run();
+}
+
+/** What a failed attempt is judged by: its phase, status, error and code. */
+type FailureFacts = Pick<HttpOutcome, 'phase' | 'hinted'> &
+  Partial<Pick<HttpOutcome, 'status' | 'error' | 'code'>>;
+
+/**
+ * One HTTP request through the attempt loop: the headers it adds, how it classifies and judges
+ * each attempt, its events and its retry info. A class rather than one long closure: each part is a
+ * method a screen long, and what they share is a few fields.
+ */
+class HttpRequest<R> {
+  readonly #exchange: HttpExchange<R>;
+  readonly #options: ResolvedHttpOptions;
+  readonly #signal: AbortSignal | undefined;
+  readonly #method: string;
+  readonly #first: LoopSpec<R>['first'];
   // The caller's headers, names lower-cased: read only when something needs them (an option that
   // names a header, a failure to classify, an event), as copying them is a cost on the happy path.
-  let callerCopy: Record<string, string> | undefined;
-  const callerHeaders = () => {
-    callerCopy ??= redactHeaders(exchange.headers, NOTHING_REDACTED);
-    return callerCopy;
+  #callerCopy: Record<string, string> | undefined;
+  readonly #url: string;
+  readonly #label: string;
+  // The caller's id for this request, if it chose one (its header, or the requestId option); a
+  // fresh id is drawn only when something reads it (an event, a header, the retry info).
+  readonly #chosen: string | undefined;
+  #requestId: string | undefined;
+  readonly #callerKey: string | undefined;
+  /** The headers every attempt adds: the idempotency key and the request id, chosen once. */
+  readonly #added: Record<string, string> = {};
+  // The headers the current attempt adds, worked out once per attempt (for `attempt-start` and the send).
+  #attemptHeaders: Record<string, string>;
+  #headersOfAttempt = 0;
+  readonly #emit: Emit;
+  readonly #hooks: GuardHooks | undefined;
+  #lastStatus: number | undefined;
+  #ended: RequestSummary | undefined;
+  readonly #idOf = () => {
+    this.#requestId ??= createRequestId();
+    return this.#requestId;
   };
-  const url = redactUrl(exchange.url);
-  const label = requestLabel(method, exchange.url);
-  const callerRequestId = requestIdHeader ? callerHeaders()[requestIdHeader.toLowerCase()] : undefined;
-  // The caller's id for this request, if it chose one (its header, or the requestId option).
-  const chosen = callerRequestId || given;
-  // A fresh id is drawn only when something reads it (an event, a header, the retry info).
-  let requestId = chosen;
-  const idOf = () => {
-    requestId ??= createRequestId();
-    return requestId;
-  };
-  // The key is chosen once, before the first attempt, and sent unchanged on every attempt.
-  const nonIdempotent = !IDEMPOTENT_METHODS.includes(method);
-  // An empty or blank key is no key (DESIGN §6): the request is unkeyed, and the option adds one.
-  const callerKey = key ? keyOf(callerHeaders()[key.header.toLowerCase()]) : undefined;
-  const added: Record<string, string> = {};
-  if (key && nonIdempotent && callerKey === undefined) {
-    added[key.header] = newIdempotencyKey(key, { method, url: exchange.url });
-  }
-  if (requestIdHeader && callerRequestId === undefined) added[requestIdHeader] = idOf();
-  // Whether the request carries an idempotency key: asked only once an attempt has failed.
-  const isKeyed = () =>
-    key !== undefined
-      ? callerKey !== undefined || added[key.header] !== undefined
-      : isKey(headerValue(callerHeaders(), 'idempotency-key'));
 
-  // The headers this attempt adds, worked out once per attempt (for `attempt-start` and the send).
-  let attemptHeaders: Record<string, string> = added;
-  let headersOfAttempt = 0;
-  const headersFor = (context: LoopAttempt): Record<string, string> => {
-    if (headersOfAttempt === context.attempt) return attemptHeaders;
-    headersOfAttempt = context.attempt;
+  constructor(
+    exchange: HttpExchange<R>,
+    options: ResolvedHttpOptions,
+    signal: AbortSignal | undefined,
+    request: { readonly method: string; readonly url: string },
+    first: LoopSpec<R>['first'],
+  ) {
+    const { method } = request;
+    const { key, requestIdHeader, guards, policy } = options;
+    this.#exchange = exchange;
+    this.#options = options;
+    this.#signal = signal;
+    this.#method = method;
+    this.#first = first;
+    this.#url = redactUrl(exchange.url);
+    this.#label = requestLabel(method, exchange.url);
+    const callerRequestId = requestIdHeader
+      ? this.#callerHeaders()[requestIdHeader.toLowerCase()]
+      : undefined;
+    this.#chosen = callerRequestId || options.requestId;
+    this.#requestId = this.#chosen;
+    // The key is chosen once, before the first attempt, and sent unchanged on every attempt. An
+    // empty or blank key is no key: the request is unkeyed, and the option adds one.
+    this.#callerKey = key ? keyOf(this.#callerHeaders()[key.header.toLowerCase()]) : undefined;
+    if (key && !IDEMPOTENT_METHODS.includes(method) && this.#callerKey === undefined) {
+      this.#added[key.header] = newIdempotencyKey(key, { method, url: exchange.url });
+    }
+    if (requestIdHeader && callerRequestId === undefined) this.#added[requestIdHeader] = this.#idOf();
+    this.#attemptHeaders = this.#added;
+    this.#emit = createEmitter(options.onEvent, this.#idOf, policy.clock);
+    this.#hooks = anyGuard(guards)
+      ? guardHooks(guards, { request, policy, emit: this.#emit, label: this.#label })
+      : undefined;
+  }
+
+  #callerHeaders(): Record<string, string> {
+    this.#callerCopy ??= redactHeaders(this.#exchange.headers, NOTHING_REDACTED);
+    return this.#callerCopy;
+  }
+
+  /** Whether the request carries an idempotency key: asked only once an attempt has failed. */
+  #isKeyed(): boolean {
+    const { key } = this.#options;
+    return key !== undefined
+      ? this.#callerKey !== undefined || this.#added[key.header] !== undefined
+      : isKey(headerValue(this.#callerHeaders(), 'idempotency-key'));
+  }
+
+  /** The headers `context`'s attempt adds to the caller's. */
+  #headersFor(context: LoopAttempt): Record<string, string> {
+    if (this.#headersOfAttempt === context.attempt) return this.#attemptHeaders;
+    this.#headersOfAttempt = context.attempt;
+    const { attemptHeader, deadlineHeader, policy } = this.#options;
     const hooked = hookHeaders(() => ({
-      requestId: idOf(),
+      requestId: this.#idOf(),
       attempt: context.attempt,
-      client: exchange.client,
-      method,
-      url,
+      client: this.#exchange.client,
+      method: this.#method,
+      url: this.#url,
     }));
-    if (!attemptHeader && !deadlineHeader && !hooked) return attemptHeaders;
-    attemptHeaders = { ...added };
+    if (!attemptHeader && !deadlineHeader && !hooked) return this.#attemptHeaders;
+    const headers: Record<string, string> = { ...this.#added };
     // Instrumentation's headers (trace context), unless the caller or an option set the same one.
     for (const name of hooked ? Object.keys(hooked) : []) {
-      if (callerHeaders()[name.toLowerCase()] === undefined && !Object.hasOwn(added, name)) {
-        attemptHeaders[name] = hooked?.[name] as string;
+      if (this.#callerHeaders()[name.toLowerCase()] === undefined && !Object.hasOwn(this.#added, name)) {
+        headers[name] = hooked?.[name] as string;
       }
     }
     if (attemptHeader) {
       const max = Number.isFinite(policy.retries) ? `; max=${policy.retries + 1}` : '';
-      attemptHeaders[attemptHeader] = `attempt=${context.attempt}${max}`;
+      headers[attemptHeader] = `attempt=${context.attempt}${max}`;
     }
     if (deadlineHeader && Number.isFinite(context.remaining)) {
-      attemptHeaders[deadlineHeader] = String(Math.max(0, Math.floor(context.remaining)));
+      headers[deadlineHeader] = String(Math.max(0, Math.floor(context.remaining)));
     }
-    return attemptHeaders;
-  };
-  const guarded = anyGuard(guards);
-  const classifyFailure = (error: unknown) =>
-    classifyTransportError(error, { url: exchange.url, redirected: exchange.redirected?.(error) }) ??
-    (exchange.judgeUnknown?.(error) ? unknownFailure(error) : undefined);
+    this.#attemptHeaders = headers;
+    return headers;
+  }
 
-  const emit = createEmitter(onEvent, idOf, policy.clock);
-  const hooks = guarded ? guardHooks(guards, { request, policy, emit, label }) : undefined;
-  let lastStatus: number | undefined;
-  let ended: RequestSummary | undefined;
-  // A failed attempt as `retryOn` sees it. Built in one literal: V8 (Node 20) takes a slow path
-  // of microseconds for `{ ...base, more }`.
-  const classify = (
-    context: LoopAttempt,
-    failure: Pick<HttpOutcome, 'phase' | 'hinted'> & Partial<Pick<HttpOutcome, 'status' | 'error' | 'code'>>,
-  ): Omit<HttpOutcome, 'retryable'> => {
-    const keyed = isKeyed();
+  #classifyFailure(error: unknown): TransportFailure | undefined {
+    const exchange = this.#exchange;
+    return (
+      classifyTransportError(error, { url: exchange.url, redirected: exchange.redirected?.(error) }) ??
+      (exchange.judgeUnknown?.(error) ? unknownFailure(error) : undefined)
+    );
+  }
+
+  /**
+   * A failed attempt as `retryOn` sees it. Built in one literal: V8 (Node 20) takes a slow path of
+   * microseconds for `{ ...base, more }`.
+   */
+  #classify(context: LoopAttempt, failure: FailureFacts): Omit<HttpOutcome, 'retryable'> {
+    const keyed = this.#isKeyed();
+    const method = this.#method;
     const outcome: Record<string, unknown> = {
       attempt: context.attempt,
       method,
-      url: exchange.url,
+      url: this.#exchange.url,
       keyed,
-      idempotent: keyed || rules.methods.has(method),
+      idempotent: keyed || this.#options.rules.methods.has(method),
       phase: failure.phase,
       hinted: failure.hinted,
     };
@@ -667,17 +715,19 @@ async function runLoop<R>(
     if (failure.error !== undefined) outcome.error = failure.error;
     if (failure.code !== undefined) outcome.code = failure.code;
     return outcome as unknown as Omit<HttpOutcome, 'retryable'>;
-  };
+  }
+
   /**
    * The verdict on a failed attempt: retried or not by the rules (and the caller's `retryOn`, which
    * may be async), with how it reflects on the origin's health.
    */
-  async function judgeFailure(
+  async #judgeFailure(
     outcome: AttemptResult<R>,
     classified: Omit<HttpOutcome, 'retryable'>,
     hint: ReturnType<typeof parseRetryHint>,
     summary: string | undefined,
   ): Promise<Verdict<R>> {
+    const { rules, predicate } = this.#options;
     const byDefault = isRetryableByDefault(classified, rules);
     const retryable = predicate
       ? (await predicate(Object.assign({}, classified, { retryable: byDefault }))) === true
@@ -699,129 +749,163 @@ async function runLoop<R>(
       ...(summary ? { summary } : {}),
     };
   }
-  // A caller-chosen id another request in flight already carries: this one's events get `id#2`
-  // (the header sent is still the caller's), so the panel and traces keep the two apart.
-  const claim = chosen ? claimRequestId(chosen) : undefined;
-  if (claim) requestId = claim.id;
-  const running = runAttemptLoop<R>({
-    policy,
-    settled: (summary) => {
-      ended = summary;
-    },
-    signal,
-    ownSignal: exchange.ownSignal === true,
-    // A response's body is read after the request: the caller's abort must still end it.
-    outlives: true,
-    label,
-    emit,
-    first,
-    start: { client: exchange.client, method, url },
-    // Only when someone listens: the headers of `attempt-start`, redacted.
-    prepare: (context) => ({
-      headers: redactHeaders({ ...callerHeaders(), ...headersFor(context) }, redacted),
-    }),
-    run: (context) =>
-      exchange.send({ attempt: context.attempt, signal: context.signal, headers: headersFor(context) }),
-    judge(outcome, context, timedOut) {
-      if (!outcome.ok) {
-        lastStatus = undefined;
-        // An attempt that ran out of `timeout` may have reached the server.
-        const failure = timedOut ? { phase: 'unknown' as const } : classifyFailure(outcome.error);
-        if (!failure) return { action: 'throw', error: outcome.error };
-        const classified = classify(context, {
-          phase: failure.phase,
-          hinted: false,
-          error: outcome.error,
-          ...(failure.code === undefined ? {} : { code: failure.code }),
-        });
-        return judgeFailure(outcome, classified, undefined, undefined);
-      }
-      const { response, failed, hint, spentUntil } = readResponse(exchange, options, outcome.value);
-      lastStatus = response.status;
-      const verdict = (): Verdict<R> | Promise<Verdict<R>> => {
-        if (!failed) return { action: 'return', value: outcome.value };
-        const error = exchange.errorOf?.(outcome.value);
-        const classified = classify(context, {
-          phase: 'response',
-          status: response.status,
-          hinted: hint !== undefined,
-          ...(error === undefined ? {} : { error }),
-        });
-        return judgeFailure(outcome, classified, hint, statusText(response.status, response.statusText));
+
+  /** Judges how an attempt settled: a transport failure, or a response. */
+  #judge(
+    outcome: AttemptResult<R>,
+    context: LoopAttempt,
+    timedOut: boolean,
+  ): Verdict<R> | Promise<Verdict<R>> {
+    if (!outcome.ok) {
+      this.#lastStatus = undefined;
+      // An attempt that ran out of `timeout` may have reached the server.
+      const failure = timedOut ? { phase: 'unknown' as const } : this.#classifyFailure(outcome.error);
+      if (!failure) return { action: 'throw', error: outcome.error };
+      const classified = this.#classify(context, {
+        phase: failure.phase,
+        hinted: false,
+        error: outcome.error,
+        ...(failure.code === undefined ? {} : { code: failure.code }),
+      });
+      return this.#judgeFailure(outcome, classified, undefined, undefined);
+    }
+    const exchange = this.#exchange;
+    const { response, failed, hint, spentUntil } = readResponse(exchange, this.#options, outcome.value);
+    this.#lastStatus = response.status;
+    const verdict = (): Verdict<R> | Promise<Verdict<R>> => {
+      if (!failed) return { action: 'return', value: outcome.value };
+      const error = exchange.errorOf?.(outcome.value);
+      const classified = this.#classify(context, {
+        phase: 'response',
+        status: response.status,
+        hinted: hint !== undefined,
+        ...(error === undefined ? {} : { error }),
+      });
+      return this.#judgeFailure(outcome, classified, hint, statusText(response.status, response.statusText));
+    };
+    // Only a response that says the quota is spent waits on the store: the happy path takes no
+    // turn of the event loop.
+    const hooks = this.#hooks;
+    return spentUntil === undefined || hooks === undefined ? verdict() : hooks.pace(spentUntil).then(verdict);
+  }
+
+  /** What `attempt-end` says of an attempt: phase, status and headers, or the failure's code. */
+  #describe(outcome: AttemptResult<R>): Record<string, unknown> {
+    if (outcome.ok) {
+      const response = this.#exchange.inspect(outcome.value);
+      return {
+        phase: 'response',
+        status: response.status,
+        headers: redactHeaders(toEntries(response.headers), this.#options.redacted),
       };
-      // Only a response that says the quota is spent waits on the store: the happy path takes no
-      // turn of the event loop.
-      return spentUntil === undefined || hooks === undefined
-        ? verdict()
-        : hooks.pace(spentUntil).then(verdict);
-    },
-    describe(outcome) {
-      if (outcome.ok) {
-        const response = exchange.inspect(outcome.value);
-        return {
-          phase: 'response',
-          status: response.status,
-          headers: redactHeaders(toEntries(response.headers), redacted),
-        };
-      }
-      // A timeout may have reached the server; an error that is no transport failure (a bug) has no phase.
-      if (isRetrylineError(outcome.error, 'AttemptTimeoutError')) return { phase: 'unknown' };
-      const failure = classifyFailure(outcome.error);
-      if (!failure) return {};
-      return { phase: failure.phase, ...(failure.code ? { code: failure.code } : {}) };
-    },
-    refuse: () =>
-      exchange.replayable
-        ? undefined
-        : new BodyNotReplayableError(
-            `${label} needs a retry, but its body is a one-shot stream that cannot be sent again: pass a string, bytes, a Blob, FormData or URLSearchParams to make it retryable`,
-          ),
-    // Every field is set, `undefined` when unused: spreading optional parts in is slower to build.
-    onRetry: onRetry
-      ? ({ attempt, nextAttempt, delay, reason, error }) =>
-          onRetry({
-            attempt,
-            nextAttempt,
-            delay,
-            reason,
-            error,
-            requestId: idOf(),
-            ...(lastStatus === undefined ? {} : { status: lastStatus }),
-          })
-      : undefined,
-    discard: (response) => exchange.discard(response),
-    admit: hooks?.admit,
-    release: hooks?.release,
-    record: hooks?.record,
-    abandon: hooks?.abandon,
-    allowRetry: hooks?.allowRetry,
-    takeWaits: hooks?.takeWaits,
-  });
-  let result: LoopResult<R>;
-  try {
-    result = await running;
-  } catch (error) {
+    }
+    // A timeout may have reached the server; an error that is no transport failure (a bug) has no phase.
+    if (isRetrylineError(outcome.error, 'AttemptTimeoutError')) return { phase: 'unknown' };
+    const failure = this.#classifyFailure(outcome.error);
+    if (!failure) return {};
+    return { phase: failure.phase, ...(failure.code ? { code: failure.code } : {}) };
+  }
+
+  /** The caller's onRetry, told the request's id and the last status. */
+  #onRetry(): LoopSpec<R>['onRetry'] {
+    const { onRetry } = this.#options;
+    if (!onRetry) return undefined;
+    return ({ attempt, nextAttempt, delay, reason, error }) =>
+      onRetry({
+        attempt,
+        nextAttempt,
+        delay,
+        reason,
+        error,
+        requestId: this.#idOf(),
+        ...(this.#lastStatus === undefined ? {} : { status: this.#lastStatus }),
+      });
+  }
+
+  /** The loop's spec for this request. */
+  #spec(): LoopSpec<R> {
+    const exchange = this.#exchange;
+    const { policy, redacted } = this.#options;
+    const hooks = this.#hooks;
+    return {
+      policy,
+      settled: (summary) => {
+        this.#ended = summary;
+      },
+      signal: this.#signal,
+      ownSignal: exchange.ownSignal === true,
+      // A response's body is read after the request: the caller's abort must still end it.
+      outlives: true,
+      label: this.#label,
+      emit: this.#emit,
+      first: this.#first,
+      start: { client: exchange.client, method: this.#method, url: this.#url },
+      // Only when someone listens: the headers of `attempt-start`, redacted.
+      prepare: (context) => ({
+        headers: redactHeaders({ ...this.#callerHeaders(), ...this.#headersFor(context) }, redacted),
+      }),
+      run: (context) =>
+        exchange.send({
+          attempt: context.attempt,
+          signal: context.signal,
+          headers: this.#headersFor(context),
+        }),
+      judge: (outcome, context, timedOut) => this.#judge(outcome, context, timedOut),
+      describe: (outcome) => this.#describe(outcome),
+      refuse: () =>
+        exchange.replayable
+          ? undefined
+          : new BodyNotReplayableError(
+              `${this.#label} needs a retry, but its body is a one-shot stream that cannot be sent again: pass a string, bytes, a Blob, FormData or URLSearchParams to make it retryable`,
+            ),
+      onRetry: this.#onRetry(),
+      discard: (response) => exchange.discard(response),
+      admit: hooks?.admit,
+      release: hooks?.release,
+      record: hooks?.record,
+      abandon: hooks?.abandon,
+      allowRetry: hooks?.allowRetry,
+      takeWaits: hooks?.takeWaits,
+    };
+  }
+
+  async run(): Promise<{ response: R; info: RetryInfo }> {
+    // A caller-chosen id another request in flight already carries: this one's events get `id#2`
+    // (the header sent is still the caller's), so the panel and traces keep the two apart.
+    const claim = this.#chosen ? claimRequestId(this.#chosen) : undefined;
+    if (claim) this.#requestId = claim.id;
+    try {
+      const result = await runAttemptLoop<R>(this.#spec());
+      return { response: result.value, info: new SettledRetryInfo(this.#idOf, result) };
+    } catch (error) {
+      this.#keepInfo(error);
+      throw error;
+    } finally {
+      claim?.release();
+    }
+  }
+
+  /** Keeps the retry info of a request that rejected with `error`, for getRetryInfo(error). */
+  #keepInfo(error: unknown): void {
+    const signal = this.#signal;
     const callerReason = signal?.aborted === true && error === signal.reason;
     // Aborted before the loop began, the loop reports nothing: the first attempt counts if it was made.
     const summary: RequestSummary | undefined =
-      ended ??
-      (callerReason ? { outcome: 'aborted', attempts: first ? 1 : 0, totalDelay: 0, delays: [] } : undefined);
-    if (summary) {
-      const retryAt = (error as { retryAt?: unknown } | null | undefined)?.retryAt;
-      const info = new SettledRetryInfo(
-        idOf(),
-        typeof retryAt === 'number' ? { ...summary, retryAt } : summary,
-      );
-      // The caller's abort reason may end many requests; any other error is this request's own.
-      if (callerReason) keepSharedRetryInfo(error, info);
-      else keepRetryInfo(error, info);
-      exchange.ended?.(info);
-    }
-    throw error;
-  } finally {
-    claim?.release();
+      this.#ended ??
+      (callerReason
+        ? { outcome: 'aborted', attempts: this.#first ? 1 : 0, totalDelay: 0, delays: [] }
+        : undefined);
+    if (!summary) return;
+    const retryAt = (error as { retryAt?: unknown } | null | undefined)?.retryAt;
+    const info = new SettledRetryInfo(
+      this.#idOf(),
+      typeof retryAt === 'number' ? { ...summary, retryAt } : summary,
+    );
+    // The caller's abort reason may end many requests; any other error is this request's own.
+    if (callerReason) keepSharedRetryInfo(error, info);
+    else keepRetryInfo(error, info);
+    this.#exchange.ended?.(info);
   }
-  return { response: result.value, info: new SettledRetryInfo(idOf, result) };
 }
 
 /**
