@@ -20,16 +20,13 @@
 import { loadavg } from 'node:os';
 import {
   classifyTransportError,
-  computeDelay,
   decide,
   initialState,
   isRetryableByDefault,
-  normalizePolicy,
-  parseRetryHint,
   quotaSpentUntil,
   resolveHttpOptions,
-  seededRandom,
-} from '../packages/core/dist/index.js';
+} from '../packages/core/dist/adapter.js';
+import { computeDelay, normalizePolicy, parseRetryHint, seededRandom } from '../packages/core/dist/index.js';
 import { writeResult } from './lib/results.mjs';
 
 const loadBefore = loadavg();
@@ -202,8 +199,9 @@ for (const row of rows) {
 console.log(`(sink ${sink}: ${RUNS} runs × ${ITERATIONS} calls per operation)`);
 
 const note =
-  'Every function measured is exported by @retryline/core. The engine does not export its judge step, so ' +
-  '"after 503" / "after network error" compose the exported pieces in the order runHttpRequest calls them ' +
+  'Every function measured is exported by @retryline/core or @retryline/core/adapter. The engine does ' +
+  'not export its judge step, so "after 503" / "after network error" compose the exported pieces in the ' +
+  'order runHttpRequest calls them ' +
   '(parseRetryHint, quotaSpentUntil, isRetryableByDefault / classifyTransportError, decide); they leave ' +
   'out event emission, store calls (budget, breaker, pacing) and the attempt loop itself. nsPerCall ' +
   'includes the harness cost shown by the "empty loop" row. Medians on a noisy machine: compare rows, ' +

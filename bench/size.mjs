@@ -28,7 +28,7 @@ for (const entry of ENTRY_POINTS) {
 
 // The dist files are flat bundles, so the per-module split of retryFetch comes from bundling the
 // same import from TypeScript source (sourceBundle). It shows which guards a default retryFetch
-// carries: the budget only (DESIGN §7); breaker, limiter, bulkhead and pacing come with their import.
+// carries: the budget only; breaker, limiter, bulkhead and pacing come with their import.
 const BREAKDOWN_ENTRY = "export { retryFetch } from './packages/fetch/src/index.ts';";
 const source = await sourceBundle(BREAKDOWN_ENTRY);
 const carried = OPT_IN_GUARD_MODULES.filter((path) => source.modules.some((module) => module.path === path));

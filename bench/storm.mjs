@@ -2,7 +2,7 @@
 // each of STORM_POLICIES (a naive client, the peers' defaults, Retryline's defaults, Retryline with
 // its breaker) on two scenarios — (a) the stall with timeouts only (STORM_DEFAULTS) and (b) the same
 // server shedding load (503 at once when 320 requests, half a second of work, are queued) — for
-// seeds 1–5. Keeps the seed-1 figures, their min/max over the seeds, and seed 1's 100 ms timeline.
+// seeds 1–5. Keeps seed 1's figures, their min/max over all seeds, and seed 1's 100 ms timeline.
 // Run after `pnpm build`: `node bench/storm.mjs`; writes bench/results/storm.json and prints a table.
 import {
   INCIDENT_TAIL_MS,
@@ -27,7 +27,7 @@ const SCENARIOS = [
   { id: 'load-shedding', title: 'stall with load shedding', config: { queueLimit: 320 } },
 ];
 
-/** min/max of one metric over the seeds; a run that never recovered (`null`) makes the max `null`. */
+/** min/max of one metric over all seeds; a run that never recovered (`null`) makes the max `null`. */
 function range(values) {
   if (values.some((value) => value === null)) {
     const known = values.filter((value) => value !== null);

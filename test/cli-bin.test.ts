@@ -31,7 +31,7 @@ async function retryline(args: readonly string[]): Promise<Run> {
 }
 
 describe('the retryline binary', () => {
-  it("prints seed 000's capped exponential table and exits 0", async () => {
+  it('prints the exponential table capped at 64 s and exits 0', async () => {
     const { code, stdout, stderr } = await retryline([
       'schedule',
       '--strategy',

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// The core decides with injected time and randomness (CONVENTIONS §1): only its clock and random
+// The core decides with injected time and randomness: only its clock and random
 // modules may touch the real ones, and it ships with no runtime dependency.
 const core = fileURLToPath(new URL('../packages/core/', import.meta.url));
 const ALLOWED = new Set(['src/time/clock.ts', 'src/time/random.ts', 'src/time/virtual-clock.ts']);

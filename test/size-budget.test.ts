@@ -45,7 +45,7 @@ describe('size budget', () => {
   }
 });
 
-// DESIGN §7 and §11: guards are values, and a bundle carries only those it imports. Shown from the
+// Guards are values, and a bundle carries only those it imports. Shown from the
 // size bench's module breakdown (bench/size.mjs prints the same list), and from the bundle's text.
 describe('what a default retryFetch carries', () => {
   const entry = (names: string) => `export { ${names} } from './packages/fetch/src/index.ts';`;

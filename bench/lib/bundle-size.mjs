@@ -36,7 +36,7 @@ export const ENTRY_POINTS = [
     contents: "export { computeDelay } from '@retryline/core';",
     external: [],
   },
-  // Each guard factory on top of a default retryFetch: what importing it costs (DESIGN §11).
+  // Each guard factory on top of a default retryFetch: what importing it costs.
   ...['circuitBreaker', 'rateLimiter', 'bulkhead', 'pacing'].map((factory) => ({
     name: `@retryline/fetch (retryFetch + ${factory})`,
     kind: 'retryline',
@@ -89,16 +89,18 @@ export const ENTRY_POINTS = [
 ];
 
 /**
- * Bundles `contents` from TypeScript source, `@retryline/core` pointed at its source too, to tell
- * which source modules an import carries (the dist files are flat bundles). Same options as
- * {@link bundleSize}, so totals match the dist rows to within a few bytes.
+ * Bundles `contents` from TypeScript source, `@retryline/core` and its subpaths read from source too
+ * (the `@retryline/source` export condition), to tell which source modules an import carries (the
+ * dist files are bundled chunks). Same options as {@link bundleSize}, so totals match the dist rows
+ * to within a few bytes.
  */
 export async function sourceBundle(contents) {
   return measure(
     await build({
       stdin: { contents, resolveDir: REPO_ROOT, loader: 'js' },
       absWorkingDir: REPO_ROOT,
-      alias: { '@retryline/core': './packages/core/src/index.ts' },
+      // Every workspace package, and each of core's subpaths, read from its TypeScript source.
+      conditions: ['@retryline/source'],
       bundle: true,
       minify: true,
       format: 'esm',
@@ -111,7 +113,7 @@ export async function sourceBundle(contents) {
   );
 }
 
-/** The guard modules a default `retryFetch` must not carry (DESIGN §7: guards are imported values). */
+/** The guard modules a default `retryFetch` must not carry (guards are imported values). */
 export const OPT_IN_GUARD_MODULES = [
   'packages/core/src/guard/breaker.ts',
   'packages/core/src/guard/rate-limiter.ts',

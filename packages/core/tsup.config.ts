@@ -1,4 +1,17 @@
 import { defineConfig } from 'tsup';
 import { libraryBuild } from '../../tsup.base';
 
-export default defineConfig(libraryBuild);
+// The root and the three subpaths (package.json `exports`). Split into shared chunks, CommonJS as
+// well as ESM: the subpaths and the root must be one module (one event emitter, one set of error
+// classes), not a copy each.
+export default defineConfig({
+  ...libraryBuild,
+  entry: {
+    index: 'src/index.ts',
+    adapter: 'src/entry/adapter.ts',
+    store: 'src/entry/store.ts',
+    instrument: 'src/entry/instrument.ts',
+  },
+  splitting: true,
+  treeshake: true,
+});

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * Issue 20, "Predictable by design", DESIGN §7: no process-wide state, so two copies of the built
+ * No process-wide state, so two copies of the built
  * packages in one process (the ES module an `import` loads and the CommonJS build a `require`
  * loads) behave alike, and nothing one client learns or spends reaches another client.
  *

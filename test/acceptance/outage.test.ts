@@ -10,21 +10,21 @@ import { observe } from '../support/observe';
 import { settle } from '../support/settle';
 
 /**
- * Issue 20, "Predictable by design": a server in outage, 60 callers at once, each adapter with its
+ * A server in outage, 60 callers at once, each adapter with its
  * DEFAULT policy (retries 2, exponential from 100 ms with full jitter, the default retry budget,
  * maxRetryAfter 60 s). Whatever stops a request's retries — its retries ran out, the retry budget
  * refused one, the server asked for too long a wait — every caller gets its client's own result for
- * the last response (DESIGN §8), and `getRetryInfo(result)` says which it was.
+ * the last response, and `getRetryInfo(result)` says which it was.
  *
- * The only options given are the injected clock and random (DESIGN §3: time and randomness are
- * injected): waits run on a virtual clock, so no real time is spent on backoff and the whole outage
+ * The only options given are an injected clock and random source, as core lets every caller do:
+ * waits run on a virtual clock, so no real time is spent on backoff and the whole outage
  * fits in one budget window.
  */
 
 const CALLERS = 60;
-// Default policy (DESIGN §3): `retries: 2`, so at most 3 attempts per request.
+// Default policy: `retries: 2`, so at most 3 attempts per request.
 const MAX_ATTEMPTS = 3;
-// Default retry budget (DESIGN §7): retries ≤ ratio 0.1 × requests + a floor of 10/s over a 10 s
+// Default retry budget: retries ≤ ratio 0.1 × requests + a floor of 10/s over a 10 s
 // window. All 60 first attempts are counted before any retry is asked for (they are all sent before
 // the first answer can arrive), and the outage plays out in well under a second of virtual time:
 // 0.1 × 60 + 10 × 10 = 106 retries granted out of the 120 the policy would make.
@@ -95,7 +95,7 @@ interface Adapter {
   read(result: { value: unknown; error: unknown }): Promise<Read>;
 }
 
-// One client per adapter, made once, as the docs say to (DESIGN §7: a client owns its budget).
+// One client per adapter, made once, as the docs say to (a client owns its budget).
 function fetchAdapter(): Adapter {
   const clock = steppedClock(T0);
   const client = retryFetch(fetch, { clock: clock.clock, random: seededRandom('fetch') });

@@ -76,7 +76,7 @@ describe('attachRetry (axios)', () => {
     const before = Date.now();
     const { error } = await settle(instance.get('/hinted', { adapter: own }));
     // Stopped by the hint, the request rejects as axios would without retries: with the 503's own
-    // AxiosError (DESIGN §8); getRetryInfo() says why, and when the server said to come back.
+    // AxiosError; getRetryInfo() says why, and when the server said to come back.
     expect(error).toBeInstanceOf(AxiosError);
     expect((error as AxiosError).response?.status).toBe(503);
     expect((error as AxiosError).response?.data).toBe('');
@@ -147,7 +147,7 @@ describe('attachRetry (axios)', () => {
     const deadline = await settle(
       client({ ...fast, backoff: { strategy: 'constant', base: 400 }, deadline: 300 }).get('/down'),
     );
-    // The deadline left no room for the next wait: the 503's AxiosError, as without retries (DESIGN §8).
+    // The deadline left no room for the next wait: the 503's AxiosError, as without retries.
     expect(deadline.error).toBeInstanceOf(AxiosError);
     expect((deadline.error as AxiosError).response).toMatchObject({ status: 503, data: 'down' });
     expect(getRetryInfo(deadline.error)).toMatchObject({

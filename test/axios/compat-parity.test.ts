@@ -155,7 +155,7 @@ describe('compat: what the callbacks and the caller see of such an error', () =>
     });
     axiosRetry(instance, { retryDelay: () => 5000, retryline: { deadline: 1000 } });
     const { error } = await settle(instance.get('/items'));
-    // Every rejection through axios is an AxiosError (DESIGN §8), compat's too.
+    // Every rejection through axios is an AxiosError, compat's too.
     expect(axios.isAxiosError(error)).toBe(true);
     expect((error as AxiosError).code).toBe('ERR_DEADLINE');
     const stop = (error as Error).cause;

@@ -327,7 +327,7 @@ describe('axiosRetry compat: options', () => {
   });
 
   // axios-retry itself would wait the two minutes; Retryline stops at once and rejects as axios does
-  // without retries, with the 503's own AxiosError (DESIGN §8): getRetryInfo() says why.
+  // without retries, with the 503's own AxiosError: getRetryInfo() says why.
   it("a Retry-After beyond maxRetryAfter (60 s by default) stops at once with the response's AxiosError", async () => {
     server.script('/busy', [
       { status: 503, headers: { 'Retry-After': '120' }, body: 'busy' },

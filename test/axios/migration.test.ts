@@ -5,7 +5,7 @@ import { type AttemptRecord, type FaultServer, startFaultServer } from '../suppo
 import { createApiClient as withCompat } from './migration-after';
 import { createApiClient as withAxiosRetry } from './migration-before';
 
-// The issue's done-when: the same axios-retry example, once on axios-retry and once with its import
+// Migrating is one import: the same axios-retry example, once on axios-retry and once with its import
 // switched to @retryline/axios/compat, passes the same assertions against a real server.
 
 let server: FaultServer;

@@ -157,7 +157,7 @@ export const axiosDriver: Driver = {
         return rejected({ kind: 'timeout' });
       }
       // A Retryline refusal comes as an AxiosError whose code names it and whose cause is Retryline's
-      // error (DESIGN §8): read as that error, so every adapter's row expects the same.
+      // error: read as that error, so every adapter's row expects the same.
       if (
         error instanceof AxiosError &&
         isRetrylineError(error.cause) &&

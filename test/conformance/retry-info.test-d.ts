@@ -1,5 +1,6 @@
 import { type RetryInfo as AxiosRetryInfo, getRetryInfo as axiosRetryInfo } from '@retryline/axios';
-import type { RequestOutcome, RetryInfo, ScheduledDelay, StoppedBy } from '@retryline/core';
+import type { RetryInfo, StoppedBy } from '@retryline/core';
+import type { RequestOutcome, ScheduledDelay } from '@retryline/core/instrument';
 import { type RetryInfo as FetchRetryInfo, getRetryInfo as fetchRetryInfo } from '@retryline/fetch';
 import { type RetryInfo as KyRetryInfo, getRetryInfo as kyRetryInfo } from '@retryline/ky';
 import { expectTypeOf } from 'vitest';

@@ -2,11 +2,11 @@ import { attachRetry, getRetryInfo as axiosRetryInfo } from '@retryline/axios';
 import {
   type HttpRetryOptions,
   type RetryInfo,
-  type ScheduledDelay,
   seededRandom,
   type VirtualClock,
   virtualClock,
 } from '@retryline/core';
+import type { ScheduledDelay } from '@retryline/core/instrument';
 import { getRetryInfo as fetchRetryInfo, retryFetch } from '@retryline/fetch';
 import { getRetryInfo as kyRetryInfo, retryline } from '@retryline/ky';
 import axios, { CanceledError } from 'axios';
@@ -18,7 +18,7 @@ import { settle } from '../support/settle';
 import { type Driver, drivers } from './drivers';
 import { spentBudget } from './scenarios';
 
-// getRetryInfo() gives one shape through every adapter (DESIGN §12): the same keys with the same
+// getRetryInfo() gives one shape through every adapter: the same keys with the same
 // types, for whatever the request ended with (a Response, an AxiosError, ky's HTTPError, the
 // caller's abort). Real clients against a real loopback server; every wait on a virtual clock.
 

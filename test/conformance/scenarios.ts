@@ -368,7 +368,7 @@ export const scenarios: Scenario[] = [
     outcome: { kind: 'response', status: 200 },
     attempts: 3,
   },
-  // What stops the retries never changes the shape of the result (DESIGN §8): each row stops a
+  // What stops the retries never changes the shape of the result: each row stops a
   // failed response a different way, and the caller gets that response as the client gives it, the
   // reason in getRetryInfo().
   {

@@ -1,4 +1,5 @@
-import { addAttemptHeaders, InvalidOptionsError, memoryStore, type RetrylineEvent } from '@retryline/core';
+import { InvalidOptionsError, memoryStore, type RetrylineEvent } from '@retryline/core';
+import { addAttemptHeaders } from '@retryline/core/instrument';
 import { type FetchRetryOptions, retryFetch } from '@retryline/fetch';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useFaultServer } from '../support/use-fault-server';

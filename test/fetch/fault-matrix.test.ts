@@ -405,7 +405,7 @@ describe('retryFetch against the fault server', () => {
     expect(firstAttempt?.headers).toEqual({
       authorization: '[redacted]',
       'x-api-key': '[redacted]',
-      // Not on the allowlist of names that never carry secrets (DESIGN §9).
+      // Not on the allowlist of names that never carry secrets.
       accept: '[redacted]',
     });
     expect(firstEnd).toMatchObject({ phase: 'response', status: 503, outcome: 'retry' });

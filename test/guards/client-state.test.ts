@@ -16,7 +16,7 @@ import { settle } from '../support/settle';
 import { useFaultServer } from '../support/use-fault-server';
 
 /**
- * DESIGN §7: guard state belongs to the client that made it. Nothing is shared through a hidden
+ * Guard state belongs to the client that made it. Nothing is shared through a hidden
  * process-wide store: two clients share state only when given the same store, so one test's
  * failures cannot leak into the next, and a per-request option never changes whose state counts.
  */
@@ -141,7 +141,7 @@ describe("each client owns its guards' state", () => {
   });
 });
 
-// DESIGN §7 and issue 20's acceptance: two tests in one file share one client, as a suite's
+// Two tests in one file share one client, as a suite's
 // module-level client would. The first test's 429 must not reach into the second.
 describe('pacing is opt-in: without it, a 429 in one test does not delay the next', () => {
   const clock = virtualClock(T0);

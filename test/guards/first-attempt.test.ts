@@ -25,7 +25,7 @@ interface Silent {
     error?: unknown;
     attempts?: number | undefined;
     requestId?: string | undefined;
-    /** Why no retry followed the last attempt, from getRetryInfo() (DESIGN §8). */
+    /** Why no retry followed the last attempt, from getRetryInfo(). */
     stoppedBy?: string | undefined;
   }>;
 }
@@ -128,7 +128,7 @@ describe.each(clients)('the first attempt, with nobody listening, through $name'
     };
     const refused: (string | undefined)[] = [];
     for (let i = 0; i < 10; i++) {
-      // A refused retry hands back the last 503 as the client gives it (DESIGN §8); why it stopped
+      // A refused retry hands back the last 503 as the client gives it; why it stopped
       // is in getRetryInfo().
       const { status, error, stoppedBy } = await client.send(`${server.url}/down`, options);
       expect(error).toBeUndefined();

@@ -1,5 +1,6 @@
 /** Guard configs cannot be changed behind the guards' backs. */
-import { BUDGET_DEFAULTS, circuitBreaker, retryBudget } from '@retryline/core';
+import { circuitBreaker, retryBudget } from '@retryline/core';
+import { BUDGET_DEFAULTS } from '@retryline/core/store';
 import { expect, it } from 'vitest';
 
 it("the config every client's default budget runs on (BUDGET_DEFAULTS, exported) and guard values' configs are frozen", () => {

@@ -1,5 +1,5 @@
 /**
- * "Guards are values" (DESIGN §7): each test states the behaviour the design promises.
+ * Guards are values: each test states one behaviour a guard value promises.
  */
 import {
   bulkhead,
@@ -27,7 +27,7 @@ describe('a guard value given to bare retry() keeps one state across calls', () 
     const breaker = openOnFirstFailure();
     const options = { retries: 0, breaker, guardKey: 'db' } as const;
     await settle(retry(transient, options));
-    // DESIGN §7: one guard value is one guard. The first call's failure opened it.
+    // One guard value is one guard. The first call's failure opened it.
     expect(breaker.state('db').state).toBe('open');
     const second = await settle(retry(transient, options));
     expect(isRetrylineError(second.error, 'CircuitOpenError')).toBe(true);
@@ -120,7 +120,7 @@ describe('one guard value given to several clients is one guard, whatever their 
   });
 });
 
-describe('guard factories validate their own options at once (DESIGN §8)', () => {
+describe('guard factories validate their own options at once', () => {
   it('circuitBreaker({ key: <not a function> }) throws InvalidOptionsError at the factory', () => {
     let thrown: unknown;
     try {
@@ -154,7 +154,7 @@ describe('guard factories validate their own options at once (DESIGN §8)', () =
   });
 });
 
-describe('per-request options override policy, never state (DESIGN §7)', () => {
+describe('per-request options override policy, never state', () => {
   it("init.retry.store does not move a request's guard state out of the client's", async () => {
     server.script('/down', [{ status: 503 }]);
     const client = retryFetch(fetch, { retries: 0, breaker: openOnFirstFailure(), store: memoryStore() });
@@ -169,7 +169,7 @@ describe('per-request options override policy, never state (DESIGN §7)', () => 
   });
 });
 
-describe('a guard that refuses a retry (not the first attempt) leaves the result shape alone (DESIGN §8)', () => {
+describe('a guard that refuses a retry (not the first attempt) leaves the result shape alone', () => {
   const T0 = Date.UTC(2026, 0, 1);
   async function onClock<T>(clock: VirtualClock, work: Promise<T>): Promise<T> {
     let done = false;
@@ -223,7 +223,7 @@ describe('a guard that refuses a retry (not the first attempt) leaves the result
     await clock.advance(1_500);
     const { value, error } = await a;
     expect(server.requests('/v1/a')).toHaveLength(1);
-    // A got a 429 of its own; pacing stopped its retry: the 429 is handed back (DESIGN §8).
+    // A got a 429 of its own; pacing stopped its retry: the 429 is handed back.
     expect(error).toBeUndefined();
     expect(value?.status).toBe(429);
     expect(getRetryInfo(value)).toMatchObject({ stoppedBy: 'pacing' });

@@ -1,6 +1,6 @@
 /**
- * a guard's wait is "reported like any other wait" (DESIGN §7), and RetryInfo
- * says "a wait an abort cut short counts what passed". Probes the pacing wait cut by an abort.
+ * A guard's wait is reported like any other wait, and RetryInfo's docs say "a wait an abort cut
+ * short counts what passed". Probes the pacing wait cut by an abort.
  */
 import { pacing, seededRandom, virtualClock } from '@retryline/core';
 import { getRetryInfo, retryFetch } from '@retryline/fetch';

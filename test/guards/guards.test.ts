@@ -97,7 +97,7 @@ describe.each(drivers)('guards through $name', (driver) => {
     const ends: string[] = [];
     for (let i = 0; i < 10; i++) {
       const { outcome, events } = await onClock(clock, get(driver, '/down', options));
-      // A refused retry hands back the last 503 as the client gives it (DESIGN §8); request-end
+      // A refused retry hands back the last 503 as the client gives it; request-end
       // says why no retry followed.
       expect(outcome).toMatchObject({ kind: 'response', status: 503 });
       const end = events.at(-1);

@@ -1,4 +1,4 @@
-import { localStore, normalizeBreaker, normalizeBucket, normalizeBudget } from '@retryline/core';
+import { localStore, normalizeBreaker, normalizeBucket, normalizeBudget } from '@retryline/core/store';
 import { describe, expect, it } from 'vitest';
 import { describeStoreContract } from './store-contract';
 

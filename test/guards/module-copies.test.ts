@@ -1,6 +1,6 @@
 /**
  * Two copies of @retryline/core in one process (an ESM app and a CJS library each load their own,
- * the dual-package hazard). DESIGN §7: the two copies behave alike, so a store or a guard value made
+ * the dual-package hazard). The two copies behave alike, so a store or a guard value made
  * by one works with a client of the other, and keeps its state.
  */
 import { createRequire } from 'node:module';

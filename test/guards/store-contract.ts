@@ -1,3 +1,4 @@
+import { circuitBreaker, retryBudget, type Store } from '@retryline/core';
 import {
   type BreakerOutcome,
   type BreakerState,
@@ -14,22 +15,19 @@ import {
   bulkheadAcquire,
   bulkheadInit,
   bulkheadRelease,
-  circuitBreaker,
   initialBreakerState,
   normalizeBreaker,
   normalizeBucket,
   normalizeBudget,
   normalizeBulkhead,
-  retryBudget,
-  type Store,
-} from '@retryline/core';
+} from '@retryline/core/store';
 import { getRetryInfo, retryFetch } from '@retryline/fetch';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { useFaultServer } from '../support/use-fault-server';
 
 /**
- * The guard suite every Store runs unchanged (DESIGN §7): the memory store here, the Redis store in
+ * The guard suite every Store runs unchanged: the memory store here, the Redis store in
  * its own package. A store under test must take time from the `now` it is given (a shared store that
  * normally reads its own clock offers a mode that does not, for this suite), and `create` must give
  * a store with no state (a fresh instance, or a fresh key prefix).
@@ -233,7 +231,7 @@ export function describeStoreContract(name: string, create: () => Store | Promis
         const one = retryFetch(fetch, guards);
         const two = retryFetch(fetch, guards);
         // One: three attempts (two retries spend the budget), then the budget stops it: the last 503
-        // comes back as fetch gives it (DESIGN §8), and getRetryInfo() says why no retry followed.
+        // comes back as fetch gives it, and getRetryInfo() says why no retry followed.
         const first = await one(`${server.url}/down`);
         expect(first.status).toBe(503);
         expect(await first.text()).toBe('down');

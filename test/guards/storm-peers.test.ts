@@ -9,13 +9,13 @@ import {
 } from '@retryline/cli';
 import { describe, expect, it } from 'vitest';
 
-// The issue's storm comparison: immediate retries, axios-retry's defaults, ky's defaults,
+// The storm comparison: immediate retries, axios-retry's defaults, ky's defaults,
 // Retryline's defaults and Retryline with breaker, in the default scenario of
 // packages/cli/src/simulate/storm.ts (seed 1). The peers are modelled from their installed
 // sources (packages/cli/src/simulate/peers.ts). Figures are exact: time is virtual, draws seeded.
 //
-// The issue also asks that Retryline's defaults "beat every peer's defaults on both" amplification
-// and recovery. In this model they cannot: the server only ever times out, and neither ky's defaults
+// Do Retryline's defaults beat every peer's defaults on both amplification and recovery? In this
+// model they cannot: the server only ever times out, and neither ky's defaults
 // (retryOnTimeout: false) nor axios-retry's (a timeout is ECONNABORTED, which its default condition
 // excludes) retry a timeout, so both send each request exactly once — 1.00×, the floor. These tests
 // pin what does hold, and state the rest as it is.
@@ -69,7 +69,7 @@ describe("the storm, Retryline's defaults against the peers' (seed 1)", () => {
       expect(peer.incidentAmplification).toBe(1);
       expect(peer.attempts).toBe(peer.logicalRequests);
       expect(peer.recoveredAfterMs).not.toBeNull();
-      // So the issue's "beat every peer's defaults on both" does not hold in this model: the peers
+      // So Retryline's defaults do not beat every peer's on both counts in this model: the peers
       // add no load at all, and Retryline's retries of the stall's first second add a little.
       expect(retryline.incidentAmplification).toBeGreaterThan(peer.incidentAmplification);
       expect(retryline.recoveredAfterMs).toBeGreaterThanOrEqual(

@@ -1,5 +1,4 @@
 import {
-  BUCKET_MS,
   defaultGuardsPolicy,
   guardsOffPolicy,
   immediateRetryPolicy,
@@ -8,8 +7,9 @@ import {
   simulateStorm,
 } from '@retryline/cli';
 import { describe, expect, it } from 'vitest';
+import { BUCKET_MS } from '../../packages/cli/src/simulate/storm';
 
-// Seed 003 §5, "Retry storm after a 2-second database stall", as the issue asks: a fake clock, a
+// A retry storm after a 2-second database stall: a fake clock, a
 // simulated server of fixed capacity that stalls for 2 s, Retryline's real fetch adapter as the
 // client. Time is virtual and every draw seeded, so these figures are exact for the default
 // scenario (see packages/cli/src/simulate/storm.ts) and the same on every machine.
@@ -42,7 +42,7 @@ const immediate = immediateRetryPolicy(3);
 const queueAt = (report: StormReport, t: number) =>
   report.timeline.find((bucket) => bucket.t + BUCKET_MS >= t)?.queue ?? Number.NaN;
 
-describe('a retry storm after a 2-second stall (seed 003 §5)', () => {
+describe('a retry storm after a 2-second database stall', () => {
   it('with the default guards, amplification stays under 1.2× and the backlog clears within 2 s', async () => {
     const guarded = await run(defaultGuardsPolicy);
     expect(guarded.incidentAmplification).toBeLessThan(1.2);

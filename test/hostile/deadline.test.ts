@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * A hostile server sends a 200 and then a body that never ends, or one that trickles a byte at a
- * time forever. `deadline` bounds the whole request, the body handed back included (DESIGN §6):
+ * time forever. `deadline` bounds the whole request, the body handed back included:
  * whatever the client, reading it past the deadline rejects instead of hanging.
  */
 let server: Server;

@@ -1,12 +1,12 @@
 import {
   type HttpRetryOptions,
-  localStore,
   pacing,
   type RetrylineEvent,
   seededRandom,
   type VirtualClock,
   virtualClock,
 } from '@retryline/core';
+import { localStore } from '@retryline/core/store';
 import { describe, expect, it } from 'vitest';
 import { type Driver, drivers, type Outcome } from '../conformance/drivers';
 import { observe } from '../support/observe';

@@ -1,5 +1,6 @@
 import { attachRetry } from '@retryline/axios';
-import { DEVTOOLS_HOOK, type RetrylineEvent, retry, subscribe } from '@retryline/core';
+import { type RetrylineEvent, retry, subscribe } from '@retryline/core';
+import { DEVTOOLS_HOOK } from '@retryline/core/instrument';
 import { retryFetch } from '@retryline/fetch';
 import { retryline } from '@retryline/ky';
 import axios, { type AxiosAdapter } from 'axios';
@@ -10,7 +11,7 @@ import { MAX_MESSAGE_LENGTH } from '../../packages/core/src/events/types';
 import { useFaultServer } from '../support/use-fault-server';
 
 // What a server or a page controls must not be able to stall or break a request through the event
-// stream (DESIGN §9): a server's error page turned into an error message (`throw new Error(await
+// stream: a server's error page turned into an error message (`throw new Error(await
 // res.text())`) is redacted in linear time and cut before it reaches events, and a devtools hook
 // the page made hostile is read as no hook. Against a real loopback server, through retry() and
 // each adapter.

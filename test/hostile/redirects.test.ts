@@ -7,7 +7,7 @@ import { useFaultServer } from '../support/use-fault-server';
  * A hostile server answers a POST with a redirect to a host that cannot be reached. The client
  * follows it, and the connection to the *second* host fails with a "never reached" code
  * (ECONNREFUSED, ENOTFOUND) although the first server already processed the POST. Retryline must
- * not read that code as proof that nothing was sent (DESIGN §4): an unkeyed POST reaches the
+ * not read that code as proof that nothing was sent: an unkeyed POST reaches the
  * server at most once, through every adapter.
  */
 const server = useFaultServer();

@@ -45,7 +45,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-it('scripts failures and records attempts through msw/browser, and the seeded flaky repeats itself', async () => {
+it('scripts failures and records attempts through msw/browser, and a seeded flaky repeats itself', async () => {
   const runOnce = async () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/`);

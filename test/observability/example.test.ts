@@ -1,5 +1,5 @@
 import { trace } from '@opentelemetry/api';
-import type { EventLogLine } from '@retryline/core';
+import type { EventLogLine } from '@retryline/core/instrument';
 import { SCOPE_NAME } from '@retryline/otel';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { api, observeRetries } from '../../examples/observability';

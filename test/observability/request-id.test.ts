@@ -1,11 +1,12 @@
-import { type EventLogLine, logEvents, memoryStore } from '@retryline/core';
+import { logEvents, memoryStore } from '@retryline/core';
+import type { EventLogLine } from '@retryline/core/instrument';
 import { instrument, SCOPE_NAME } from '@retryline/otel';
 import { describe, expect, it } from 'vitest';
 import { drivers } from '../conformance/drivers';
 import { useTracing } from '../support/otel';
 import { useFaultServer } from '../support/use-fault-server';
 
-// Seed 003's "request id in every log line on both sides": one logical request, retried once, has
+// A request id in every log line on both sides: one logical request, retried once, has
 // one id — in its events, its spans, its log lines and the header the server received on every
 // attempt — through each adapter.
 const server = useFaultServer();

@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import {
-  DEVTOOLS_HOOK,
-  type EventLogLine,
   type HttpRetryOptions,
   logEvents,
   memoryStore,
@@ -12,13 +10,14 @@ import {
   recordEvents,
   subscribe,
 } from '@retryline/core';
+import { DEVTOOLS_HOOK, type EventLogLine } from '@retryline/core/instrument';
 import { instrument, SCOPE_NAME } from '@retryline/otel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { drivers } from '../conformance/drivers';
 import { useTracing } from '../support/otel';
 import { useFaultServer } from '../support/use-fault-server';
 
-// DESIGN §9: redaction happens in core before any event leaves, as an allowlist. A request carries
+// Redaction happens in core before any event leaves, as an allowlist. A request carries
 // secrets everywhere a request can (a dozen credential headers, query values with and without `=`,
 // a path parameter, URL userinfo), and its server answers with secrets in response headers and the
 // body; it is retried through each adapter with every way of watching attached: onEvent, subscribe,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useRedisServer } from './redis-server';
 
 /**
- * Issue 19, finding 6: a healthy Redis was reported down under a burst. The busy process waited
+ * A regression test: a healthy Redis was once reported down under a burst. The busy process waited
  * past `timeoutMs` for answers Redis had long sent (its timers ran before it read the socket), so
  * the store failed open at the peak and retries went past the budget's cap, or, with
  * `failOpen: false`, requests failed with StoreUnavailableError. Here the process is made busier
@@ -76,7 +76,7 @@ async function burst(failOpen: boolean) {
     received = 0;
     const requests = Array.from({ length: REQUESTS }, () =>
       api(url).then(
-        // A retry the budget refused hands back the last 503 as fetch gives it (DESIGN §8); why no
+        // A retry the budget refused hands back the last 503 as fetch gives it; why no
         // retry followed is in getRetryInfo(): 'status 503 stoppedBy budget'.
         async (response) => {
           await response.text();

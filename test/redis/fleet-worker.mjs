@@ -30,7 +30,7 @@ async function budget({ store, prefix, url, requests, budget }) {
   for (let i = 0; i < requests; i++) {
     let name;
     try {
-      // A refused retry hands back the last response (DESIGN §8): why no retry followed is in
+      // A refused retry hands back the last response: why no retry followed is in
       // getRetryInfo(), e.g. 'status 503 stoppedBy budget'.
       const response = await api(url);
       await response.text();

@@ -9,7 +9,7 @@ import { useFaultServer } from '../support/use-fault-server';
 import { useRedisServer } from './redis-server';
 
 /**
- * Issue "Done when" 2: four Node processes, each with its own Redis connection, share one retry
+ * Four Node processes, each with its own Redis connection, share one retry
  * budget and one breaker through redisStore(). The processes run the built packages (dist), as an
  * application would: `pnpm test` builds first.
  */

@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  bulkhead as bulkheadGuard,
-  circuitBreaker,
-  normalizeBulkhead,
-  rateLimiter,
-  retryBudget,
-} from '@retryline/core';
+import { bulkhead as bulkheadGuard, circuitBreaker, rateLimiter, retryBudget } from '@retryline/core';
+import { normalizeBulkhead } from '@retryline/core/store';
 import { getRetryInfo, retryFetch } from '@retryline/fetch';
 import { type RedisStoreEvent, redisStore } from '@retryline/redis';
 import { Redis } from 'ioredis';
@@ -82,7 +77,7 @@ it('redis-server killed mid-run: the budget and the breaker keep acting from loc
   const endings = await Promise.all(
     Array.from({ length: REQUESTS }, () =>
       budgeted(`${http.url}/fail`).then(
-        // A refused retry hands back the last 503 as fetch gives it (DESIGN §8): getRetryInfo()
+        // A refused retry hands back the last 503 as fetch gives it: getRetryInfo()
         // says why no retry followed.
         async (response) => {
           await response.text();

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 
 /**
- * A real redis-server for the Redis store's tests (CONVENTIONS §9): on 127.0.0.1, a free port, no
+ * A real redis-server for the Redis store's tests, not a mock: on 127.0.0.1, a free port, no
  * persistence (`--save ''`, `--appendonly no`), so each start is empty. `stop()` ends it cleanly,
  * `kill()` like a crash (SIGKILL); `start()` brings it back on the same port.
  */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { bulkhead as bulkheadGuard, InvalidOptionsError, pacing, type Store } from '@retryline/core';
 import {
   type BreakerOutcome,
   type BreakerState,
@@ -11,17 +12,13 @@ import {
   budgetInit,
   budgetRecordRequest,
   budgetTryRetry,
-  bulkhead as bulkheadGuard,
-  InvalidOptionsError,
   initialBreakerState,
   localStore,
   normalizeBreaker,
   normalizeBucket,
   normalizeBudget,
   normalizeBulkhead,
-  pacing,
-  type Store,
-} from '@retryline/core';
+} from '@retryline/core/store';
 import { retryFetch } from '@retryline/fetch';
 import {
   isStoreUnavailableError,

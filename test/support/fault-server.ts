@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createNetServer, type Socket } from 'node:net';
 
 /**
- * A real loopback HTTP server for retry tests (CONVENTIONS §9): each path follows a script of
+ * A real loopback HTTP server for retry tests, not a mock: each path follows a script of
  * responses and transport faults, and every request that arrives is recorded, so a test can assert
  * both what the client saw and what the server received.
  *

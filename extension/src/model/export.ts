@@ -7,16 +7,13 @@
  * rebuilt through the worker's event schema, so an import can only ever produce what a page could.
  */
 
+import type { BackoffStrategy, JitterType, Recording, RetrylineEvent } from '@retryline/core';
 import {
   type AttemptPhase,
-  type BackoffStrategy,
   type DelayReason,
   type ErrorSummary,
-  type JitterType,
-  type Recording,
-  type RetrylineEvent,
   redactUrl,
-} from '@retryline/core';
+} from '@retryline/core/instrument';
 // A named import, so bundles take the version alone (esbuild tree-shakes JSON properties).
 import { version as packageVersion } from '../../package.json';
 import { frameKey } from '../shared/frame-key';
@@ -58,7 +55,7 @@ export function toRecording(
     recordedAt: recordedAt.toISOString(),
     source,
     // The worker and the import already redact navigations; an export does again, with core's rule
-    // for request URLs (DESIGN §9: query values masked before anything leaves). Twice changes nothing.
+    // for request URLs (query values masked before anything leaves). Twice changes nothing.
     entries: entries.map((entry) =>
       entry.type === 'navigation' ? { ...entry, url: redactUrl(entry.url) } : entry,
     ),

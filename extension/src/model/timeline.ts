@@ -10,18 +10,18 @@
  * inferred from the ones present (an attempt's start from its end and duration, and so on).
  *
  * A row is the sending frame's origin and the request id together, and a lane the origin and the
- * guard key ({@link frameKey}, DESIGN §10): a frame can never add to another frame's rows, even
+ * guard key ({@link frameKey}): a frame can never add to another frame's rows, even
  * one whose request id it knows.
  */
 
+import type { RetrylineEvent } from '@retryline/core';
 import type {
   AttemptOutcome,
   AttemptPhase,
   ErrorSummary,
   RequestOutcome,
-  RetrylineEvent,
   RetryScheduledEvent,
-} from '@retryline/core';
+} from '@retryline/core/instrument';
 import { frameKey } from '../shared/frame-key';
 import type { TimelineEntry } from '../shared/protocol';
 

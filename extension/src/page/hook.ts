@@ -1,5 +1,5 @@
 /**
- * MAIN-world content script, document_start (DESIGN §9): defines
+ * MAIN-world content script, document_start: defines
  * `globalThis[Symbol.for('retryline.devtools')]` before any page script runs, so core finds it
  * with one property read, and posts what core pushes to the ISOLATED-world relay.
  */

@@ -1,5 +1,5 @@
 /**
- * The devtools hook core pushes events to (DESIGN §9), as a value with its world injected: the
+ * The devtools hook core pushes events to, as a value with its world injected: the
  * MAIN-world content script (`hook.ts`) installs it on the page, tests drive it with fakes.
  *
  * Cost model: `push` appends to an array and, at most once per {@link FLUSH_MS}, arms one timer;
@@ -7,14 +7,14 @@
  * of at most {@link MAX_QUEUE} (oldest dropped), so the events of the first requests of a page are
  * not lost to the race between the two document_start scripts.
  *
- * Robustness (DESIGN §9: nothing the page controls can make emitting an event throw): after
+ * Robustness (nothing the page controls can make emitting an event throw): after
  * document_start the page may replace any intrinsic the hook calls (`Array.prototype.slice`,
  * `push`, the array iterator), so every way into the hook's code (`push`, `relayReady`, its
  * timer) catches. A page that does so can at worst lose its own events for the panel; it can
  * never make a Retryline call throw, nor stop the hook for good.
  */
 
-import type { DevtoolsHook } from '@retryline/core';
+import type { DevtoolsHook } from '@retryline/core/instrument';
 import {
   type HookHelloMessage,
   MAX_BATCH,

@@ -56,10 +56,10 @@ const EPSILON_MS = 0.5;
 
 /**
  * How a wait's delay was computed, step by step, for the detail pane, from the event's own
- * figures. With a server hint core waits `max(hint + U(0, min(hint/10, 1 s)), backoff)` (DESIGN
- * §5), the hint first clamped to `maxRetryAfter` when `onRetryAfterTooLong` is `'clamp'`; the
- * event's `reason` says which side won, and `delay` against `hint.delay` shows the spread or the
- * clamp.
+ * figures. With a server hint core waits `max(hint + U(0, min(hint/10, 1 s)), backoff)` (see
+ * packages/core/src/policy/decide.ts), the hint first clamped to `maxRetryAfter` when
+ * `onRetryAfterTooLong` is `'clamp'`; the event's `reason` says which side won, and `delay` against
+ * `hint.delay` shows the spread or the clamp.
  */
 export function waitComputation(wait: WaitRow): string[] {
   const backoff = `${wait.strategy} backoff ${formatMs(wait.raw)} → capped ${formatMs(wait.capped)}`;

@@ -1,5 +1,5 @@
 /**
- * The relay's gate (DESIGN §10): which `message` events of a page are Retryline's, as a pure
+ * The relay's gate: which `message` events of a page are Retryline's, as a pure
  * function of the event and the page's location. Everything else is ignored silently. The data
  * read here is a structured clone made by `postMessage`, so no page getter or function can run;
  * each event is turned into plain JSON before it goes further.

@@ -1,5 +1,5 @@
 /**
- * ISOLATED-world content script, document_start (DESIGN §10): passes the hook's events from the
+ * ISOLATED-world content script, document_start: passes the hook's events from the
  * page to the service worker. It reads only what {@link acceptPageMessage} lets through, calls
  * nothing the page supplies, and says nothing back but "ready".
  */

@@ -1,6 +1,6 @@
 /**
- * What an id names depends on who sent it (DESIGN §10: "a row is keyed by the frame's origin and
- * the request id together"). A request id is the sending frame's own: a caller may choose it
+ * What an id names depends on who sent it, so a row is keyed by the frame's origin and the request
+ * id together. A request id is the sending frame's own: a caller may choose it
  * (`requestId`, or an incoming `X-Request-Id` passed on with `requestIdHeader`), so another
  * frame (a cross-origin ad or widget in the same tab) can know it and send events under it.
  * Guard keys are the same: each frame runs its own breaker and budget for `https://api.example`.

@@ -1,5 +1,5 @@
 /**
- * The extension's wire contract (DESIGN §9–10), shared by every part: the page hook, the relay, the
+ * The extension's wire contract, shared by every part: the page hook, the relay, the
  * service worker, the panel and the standalone viewer. Nothing here runs; it names the messages.
  *
  *   page (MAIN world)  --window.postMessage(PageMessage)-->  relay (ISOLATED world)
@@ -7,7 +7,8 @@
  *   panel  <--runtime.connect({ name: PANEL_PORT }): PanelRequest / WorkerUpdate-->  service worker
  */
 
-import type { Recording, RecordingEntry, RetrylineEvent } from '@retryline/core';
+import type { Recording, RetrylineEvent } from '@retryline/core';
+import type { RecordingEntry } from '@retryline/core/instrument';
 
 /** Marks Retryline's page messages among everything else a page posts. */
 export const NAMESPACE = 'retryline-devtools';

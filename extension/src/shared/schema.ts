@@ -1,11 +1,12 @@
 /**
- * The service worker's (and the viewer's) strict check of what a page sent (DESIGN §10). A page
+ * The service worker's (and the viewer's) strict check of what a page sent. A page
  * controls everything it posts, so nothing it sends is trusted: each event is rebuilt field by
  * field from core's vocabulary, unknown fields are dropped, strings are capped, and credentials
  * are redacted again (core already does it; this is defence in depth against a page that
  * bypasses core and calls the hook itself).
  */
 
+import type { RetrylineEvent } from '@retryline/core';
 import {
   type AttemptEndEvent,
   type BreakerStateEvent,
@@ -13,10 +14,9 @@ import {
   type GuardWaitEvent,
   REDACTED,
   type RequestEndEvent,
-  type RetrylineEvent,
   type RetryScheduledEvent,
   SENSITIVE_HEADERS,
-} from '@retryline/core';
+} from '@retryline/core/instrument';
 
 /** The longest request id accepted; a longer one drops the event (ids are UUIDs or short labels). */
 export const MAX_ID_LENGTH = 200;

@@ -1,5 +1,5 @@
 /**
- * The service worker (DESIGN §10): keeps each tab's ring of recent requests, mirrors it to
+ * The service worker: keeps each tab's ring of recent requests, mirrors it to
  * `storage.session` so a suspended or killed worker loses nothing it recorded more than a write
  * ago, resets it on navigation (unless Preserve log), drops it when the tab closes, and feeds the
  * panels. Every listener is registered synchronously at the top level, as MV3 requires for a
@@ -114,7 +114,7 @@ browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.Message
   if (!isRelayMessage(message)) return;
   const events = sanitizeEvents(message.events);
   if (events.length === 0) return;
-  // The browser's word for which frame sent them, never a field of the events (DESIGN §10).
+  // The browser's word for which frame sent them, never a field of the events.
   const origin = senderOrigin(sender);
   withTab(tabId, true, (log) => {
     const added = appendEvents(log, events, origin);

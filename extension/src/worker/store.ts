@@ -17,7 +17,8 @@
  * store the ring in fixed chunks and rewrite only the chunks that changed.
  */
 
-import { type RetrylineEvent, redactUrl } from '@retryline/core';
+import type { RetrylineEvent } from '@retryline/core';
+import { redactUrl } from '@retryline/core/instrument';
 import { utf8Length } from '../shared/byte-length';
 import { frameKey } from '../shared/frame-key';
 import {
@@ -286,7 +287,7 @@ export function navigate(log: TabLog, url: string, t: number): NavigationResult 
 }
 
 /**
- * A navigation URL as request URLs are kept (DESIGN §9): the browser reports it whole, so the
+ * A navigation URL as request URLs are kept: the browser reports it whole, so the
  * worker redacts it with core's rule (credentials removed, query values masked, fragment dropped).
  */
 function capUrl(url: string): string {

@@ -1,21 +1,23 @@
 import {
-  encodeFormData,
   type HttpRetryOptions,
   InvalidOptionsError,
-  invalid,
   isRetrylineError,
+  RetriesExhaustedError,
+  type RetryInfo,
+  type RetrylineError,
+} from '@retryline/core';
+import {
+  encodeFormData,
+  invalid,
   keepRetryInfo,
   mergeOptions,
   type PreparedHttpOptions,
   prepareHttpOptions,
-  RetriesExhaustedError,
-  type RetryInfo,
-  type RetrylineError,
   requestRetryOptions,
   resolveHttpOptions,
   retryInfoOf,
   runHttpRequest,
-} from '@retryline/core';
+} from '@retryline/core/adapter';
 import axios, {
   type AxiosAdapter,
   AxiosError,
@@ -260,7 +262,8 @@ async function readBody(
 /**
  * Ends a streamed body when the attempt it came from is aborted (the caller's abort, the deadline):
  * axios stops listening to the signal once it has answered, and for a status it rejects at once,
- * so a body that stalls would otherwise outlive both (DESIGN §6). Returns the function that stops.
+ * so a body that stalls would otherwise outlive both (the deadline bounds the body handed back too).
+ * Returns the function that stops.
  */
 function followAbort(response: AxiosResponse): () => void {
   const signal = response.config?.signal as AbortSignal | undefined;
@@ -352,7 +355,7 @@ export interface InstallOptions {
   readonly ownsAxiosRetryKey?: boolean;
   /**
    * Whether a Retryline error the request would reject with (a refusal, a stop with no response)
-   * reaches the caller as an AxiosError whose `code` names it and whose `cause` it is (DESIGN §8).
+   * reaches the caller as an AxiosError whose `code` names it and whose `cause` it is.
    * @default no: it is thrown as it is (the compat layer's axios-retry shapes)
    */
   readonly axiosErrors?: boolean;

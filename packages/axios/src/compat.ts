@@ -4,20 +4,17 @@
  * Options, defaults, helpers and the per-request `'axios-retry'` key keep axios-retry's documented
  * meaning; the waiting, abort handling, server hints and events are Retryline's.
  */
+import { InvalidOptionsError, isRetrylineError, normalizePolicy, parseRetryHint } from '@retryline/core';
 import {
   type HeadersLike,
   headerValue,
-  InvalidOptionsError,
   invalid,
-  isRetrylineError,
   MAX_DELAY_LIMIT,
   mergeOptions,
-  normalizePolicy,
-  parseRetryHint,
   requestRetryOptions,
   systemClock,
   systemRandom,
-} from '@retryline/core';
+} from '@retryline/core/adapter';
 import {
   AxiosError,
   type AxiosInstance,
@@ -372,7 +369,7 @@ const tracked = new WeakMap<InternalAxiosRequestConfig, Tracked>();
  * axios-retry's answer when the whole-request `timeout` runs out: while an attempt runs, axios's
  * own timeout error; when the next wait (a backoff, or a server's Retry-After) would not fit, the
  * last attempt's error. After a response the engine already hands that error back itself, whatever
- * stopped the retries (DESIGN §8), the reason in `getRetryInfo()`. What reaches here is a
+ * stopped the retries, the reason in `getRetryInfo()`. What reaches here is a
  * `DeadlineExceededError` with the timeout as its `deadline`: after a transport failure (the last
  * error its `cause`), or for an attempt the timeout ran out in.
  */

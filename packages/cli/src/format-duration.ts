@@ -1,5 +1,5 @@
 /**
- * Formats milliseconds the way the seed talk's tables read: under a second as `250ms`, otherwise
+ * Formats milliseconds the way the schedule table reads: under a second as `250ms`, otherwise
  * seconds with up to three decimals and trailing zeros trimmed (`2s`, `2.252s`, `64.785s`). The
  * value is first rounded to a whole millisecond, so 999.6 ms prints as `1s`, not `1000ms`; under
  * 10 ms, to a tenth (`0.4ms`, `3.2ms`).
@@ -27,8 +27,8 @@ export function formatDuration(ms: number): string {
 }
 
 /**
- * A long wait in minutes for people, with one decimal: `~34.1 min` for 2,046 s, the way the seed
- * talk annotates its cumulative column. Empty under a minute, where the seconds say enough.
+ * A long wait in minutes for people, with one decimal: `~34.1 min` for 2,046 s, as the schedule
+ * table annotates its cumulative column. Empty under a minute, where the seconds say enough.
  *
  * @example
  * ```ts

@@ -1,36 +1,23 @@
-export { MAX_SCHEDULE_RETRIES } from './commands/schedule';
+// What a program calls: the command line as a function (`run`), the two simulators with their
+// options, results and the storm policies to pass them, and the standalone viewer. The commands'
+// flag parsing, formatting and limits are the command line's own and stay out of this index.
+export { type RunIo, run } from './run';
 export {
-  herdCommand,
-  SIMULATE_SUBCOMMANDS,
-  type SimulateSubcommand,
-  simulateCommand,
-} from './commands/simulate';
-export { MAX_STORM_RATE, stormCommand } from './commands/simulate-storm';
-export { formatDuration, formatMinutes } from './format-duration';
-export { type Cell, formatTable } from './format-table';
-export { parseDuration } from './parse-duration';
-export { type CommandIo, type RunIo, run } from './run';
-export {
-  HERD_DEFAULTS,
   HERD_STRATEGIES,
   type HerdConfig,
   type HerdResult,
   type HerdStrategy,
   type HerdSweep,
-  herdPolicyOptions,
-  MAX_HERD_CLIENTS,
   simulateHerd,
   simulateHerds,
 } from './simulate/herd';
 export {
   axiosRetryDefaultsPolicy,
-  IMMEDIATE_RETRIES,
   kyDefaultsPolicy,
   retrylineWithBreakerPolicy,
   STORM_POLICIES,
 } from './simulate/peers';
 export {
-  BUCKET_MS,
   defaultGuardsPolicy,
   guardsOffPolicy,
   INCIDENT_TAIL_MS,
@@ -46,5 +33,4 @@ export {
   simulateStorm,
   simulateStorms,
 } from './simulate/storm';
-export { UsageError } from './usage-error';
-export { parseRecording, type RunningViewer, startViewer, type ViewerOptions } from './view/view-server';
+export { type RunningViewer, startViewer, type ViewerOptions } from './view/view-server';

@@ -1,4 +1,5 @@
-import { isRetrylineError, type Random, systemRandom } from '@retryline/core';
+import { isRetrylineError, type Random } from '@retryline/core';
+import { systemRandom } from '@retryline/core/adapter';
 import { demoCommand } from './commands/demo';
 import { scheduleCommand } from './commands/schedule';
 import { simulateCommand } from './commands/simulate';
@@ -10,7 +11,7 @@ export interface RunIo {
   stdout(text: string): void;
   stderr(text: string): void;
   /**
-   * Picks a seed when random jitter is asked for without `--seed` (the seed is printed).
+   * Picks a seed when random jitter is asked for without `--seed`, and prints it so the run can be repeated.
    * @default systemRandom
    */
   random?: Random;

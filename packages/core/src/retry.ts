@@ -16,8 +16,8 @@ import {
 import type { PolicyOptions } from './policy/options';
 
 /**
- * Return this from the operation to ask for another attempt without throwing (seed 001's
- * `:retry`). When no retry is left, `retry()` rejects with `RetriesExhaustedError`.
+ * Return this from the operation to ask for another attempt without throwing. When no retry is
+ * left, `retry()` rejects with `RetriesExhaustedError`.
  */
 export const RETRY: unique symbol = Symbol.for('retryline.retry');
 
@@ -92,7 +92,7 @@ export interface RetryOptions extends PolicyOptions, GuardOptions {
    * ```
    */
   onRetry?: (event: RetryEvent) => void | Promise<void>;
-  /** Receives this request's events (DESIGN §9). */
+  /** Receives this request's events. */
   onEvent?: RetrylineEventListener;
   /** Names the operation in error messages and events. @default 'Operation' */
   operation?: string;
@@ -282,8 +282,8 @@ export interface BoundRetry {
 }
 
 /**
- * Creates a `retry` with shared defaults that each call can override (seed 001's config plus
- * per-call overrides). Defaults are validated here, once.
+ * Creates a `retry` with shared defaults that each call can override. Defaults are validated here,
+ * once.
  *
  * @example
  * ```ts
@@ -292,7 +292,7 @@ export interface BoundRetry {
  * ```
  */
 export function createRetry(defaults: RetryOptions = {}): BoundRetry {
-  // Guard state is the bound function's own, shared by its calls (DESIGN §7).
+  // Guard state is the bound function's own, shared by its calls and by no other client.
   const shared = withOwnStore(
     mergeOptions<RetryOptions>(expectObject('defaults', defaults) as RetryOptions, undefined),
   );

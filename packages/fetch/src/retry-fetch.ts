@@ -1,16 +1,15 @@
+import type { HttpRetryOptions, RetryInfo } from '@retryline/core';
 import {
   encodeFormData,
   type HeaderSource,
   type HttpAttempt,
   type HttpExchange,
-  type HttpRetryOptions,
   invalid,
   keepRetryInfo,
   prepareHttpOptions,
-  type RetryInfo,
   retryInfoOf,
   runHttpRequest,
-} from '@retryline/core';
+} from '@retryline/core/adapter';
 
 /** Options of `retryFetch`: Retryline's HTTP retry options. */
 export interface FetchRetryOptions extends HttpRetryOptions {

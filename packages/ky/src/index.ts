@@ -1,30 +1,5 @@
-export {
-  BodyNotReplayableError,
-  type Bulkhead,
-  BulkheadRejectedError,
-  bulkhead,
-  type CircuitBreaker,
-  CircuitOpenError,
-  circuitBreaker,
-  DeadlineExceededError,
-  InvalidOptionsError,
-  isRetrylineError,
-  type MemoryStore,
-  memoryStore,
-  type Pacing,
-  pacing,
-  RateLimitedError,
-  type RateLimiter,
-  RetriesExhaustedError,
-  RetryAfterTooLongError,
-  type RetryBudget,
-  RetryBudgetExhaustedError,
-  type RetryInfo,
-  RetrylineError,
-  rateLimiter,
-  retryBudget,
-  type StoppedBy,
-  type Store,
-} from '@retryline/core';
+// The application API of @retryline/core (guards, stores, errors, events, retry info …), so an app
+// imports one package.
+export * from '@retryline/core';
 export { getRetryInfo } from './retry-info';
 export { type KyRequestRetryOptions, type KyRetryOptions, retryline } from './retryline';

@@ -1,4 +1,5 @@
-import { type RetryInfo, retryInfoOf } from '@retryline/core';
+import type { RetryInfo } from '@retryline/core';
+import { retryInfoOf } from '@retryline/core/adapter';
 import { HTTPError } from 'ky';
 
 /**

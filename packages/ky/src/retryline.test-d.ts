@@ -1,4 +1,4 @@
-import type { DelayReason, GuardWaitReason } from '@retryline/core';
+import type { DelayReason, GuardWaitReason } from '@retryline/core/instrument';
 import ky, { type HTTPError, type Options, type ResponsePromise } from 'ky';
 import { expectTypeOf } from 'vitest';
 import { getRetryInfo, type RetryInfo } from './index';

@@ -1,4 +1,5 @@
-import { type HttpRetryOptions, invalid, keepRetryInfo, retryInfoOf } from '@retryline/core';
+import type { HttpRetryOptions } from '@retryline/core';
+import { invalid, keepRetryInfo, retryInfoOf } from '@retryline/core/adapter';
 import { retryFetch } from '@retryline/fetch';
 import type { BeforeRetryHook, Input, Options } from 'ky';
 import { toKyError } from './ky-error';

@@ -1,4 +1,5 @@
-import { type Clock, systemClock } from '@retryline/core';
+import type { Clock } from '@retryline/core';
+import { systemClock } from '@retryline/core/adapter';
 import { HttpResponse } from 'msw';
 import type { Step } from './steps';
 import { expectClock, expectInteger, expectOneOf, expectOptions, invalid } from './validate';

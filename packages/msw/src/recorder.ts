@@ -1,4 +1,5 @@
-import { type Clock, systemClock } from '@retryline/core';
+import type { Clock } from '@retryline/core';
+import { systemClock } from '@retryline/core/adapter';
 import { type HttpHandler, http } from 'msw';
 import { RECORDER } from './recorder-brand';
 import { expectClock, expectOptions, invalid } from './validate';

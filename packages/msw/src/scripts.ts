@@ -1,4 +1,5 @@
-import { type Clock, type Random, seededRandom, systemClock } from '@retryline/core';
+import { type Clock, type Random, seededRandom } from '@retryline/core';
+import { systemClock } from '@retryline/core/adapter';
 import { HttpResponse } from 'msw';
 import { createScript, type Scope, type Script } from './scope';
 import { type Step, status } from './steps';

@@ -1,4 +1,5 @@
-import { type Clock, systemClock } from '@retryline/core';
+import type { Clock } from '@retryline/core';
+import { systemClock } from '@retryline/core/adapter';
 import { HttpResponse, type HttpResponseResolver } from 'msw';
 import { expectClock, expectFunction, expectInteger, expectNumber, expectOptions, invalid } from './validate';
 

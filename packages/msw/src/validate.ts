@@ -3,7 +3,7 @@
  * written, with a message naming the option, not as a puzzling retry count later on.
  */
 
-import { describeValue } from '@retryline/core';
+import { describeValue } from '@retryline/core/adapter';
 
 // A value as a message shows it (strings quoted, objects named by kind), as core's messages do.
 export { describeValue };

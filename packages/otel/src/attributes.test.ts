@@ -1,4 +1,4 @@
-import type { AttemptEndEvent, RequestEndEvent } from '@retryline/core';
+import type { AttemptEndEvent, RequestEndEvent } from '@retryline/core/instrument';
 import { describe, expect, it } from 'vitest';
 import { attemptErrorType, methodAttributes, originAttributes, requestErrorType } from './attributes';
 

@@ -6,7 +6,7 @@
  */
 
 import type { Attributes } from '@opentelemetry/api';
-import type { AttemptEndEvent, ErrorSummary, RequestEndEvent } from '@retryline/core';
+import type { AttemptEndEvent, ErrorSummary, RequestEndEvent } from '@retryline/core/instrument';
 
 // HTTP semantic conventions: the methods an instrumentation knows; any other is reported as
 // `_OTHER`, with the original in `http.request.method_original`, so attribute cardinality stays bounded.

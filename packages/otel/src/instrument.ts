@@ -17,15 +17,14 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
+import { type RetrylineEvent, subscribe } from '@retryline/core';
 import {
   type AttemptEndEvent,
   type AttemptHeadersHook,
   addAttemptHeaders,
   type RequestEndEvent,
   type RequestStartEvent,
-  type RetrylineEvent,
-  subscribe,
-} from '@retryline/core';
+} from '@retryline/core/instrument';
 import { attemptErrorType, methodAttributes, originAttributes, requestErrorType } from './attributes';
 import { createMetrics, type RetrylineMetrics } from './metrics';
 import { SCOPE_NAME, SCOPE_VERSION } from './version';

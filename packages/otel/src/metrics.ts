@@ -6,7 +6,7 @@
  */
 
 import type { Attributes, Meter, ObservableCallback, ObservableGauge } from '@opentelemetry/api';
-import type { BreakerStateEvent } from '@retryline/core';
+import type { BreakerStateEvent } from '@retryline/core/instrument';
 
 /**
  * The `retryline.breaker.state` gauge's value for each breaker state, so a dashboard can plot how

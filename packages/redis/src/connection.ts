@@ -1,4 +1,4 @@
-import { systemClock } from '@retryline/core';
+import { systemClock } from '@retryline/core/adapter';
 import { createLiveness } from './liveness';
 import type { Script } from './scripts/lua';
 

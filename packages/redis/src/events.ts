@@ -1,4 +1,4 @@
-import type { ErrorSummary } from '@retryline/core';
+import type { ErrorSummary } from '@retryline/core/instrument';
 
 /**
  * What the Redis store reports about itself. These are not a request's events (no `requestId`):

@@ -1,3 +1,5 @@
+import type { Store } from '@retryline/core';
+import { invalid, MAX_DELAY_LIMIT, systemClock } from '@retryline/core/adapter';
 import {
   type BreakerAdmission,
   type BreakerConfig,
@@ -8,14 +10,10 @@ import {
   type BulkheadConfig,
   bucketInit,
   bucketTake,
-  invalid,
   localStore,
-  MAX_DELAY_LIMIT,
   type RetryBudgetConfig,
-  type Store,
-  systemClock,
   type TokenBucketConfig,
-} from '@retryline/core';
+} from '@retryline/core/store';
 import { connectionOf, type RedisClient } from './connection';
 import type { RedisStoreEvent, StoreOperation } from './events';
 import { createRunner } from './runner';
@@ -486,7 +484,7 @@ type Settings = Required<Omit<RedisStoreOptions, 'onEvent'>> & {
   readonly onEvent: RedisStoreOptions['onEvent'];
 };
 
-/** Validates the options once (CONVENTIONS §3). */
+/** Validates the options once, at the boundary. */
 function resolve(options: RedisStoreOptions): Settings {
   if (typeof options !== 'object' || options === null)
     throw invalid('redisStore options', 'an object', options);

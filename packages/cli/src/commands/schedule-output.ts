@@ -1,10 +1,5 @@
-import {
-  type BackoffStrategy,
-  DEFAULTS,
-  type PolicyOptions,
-  type ResolvedPolicy,
-  type Schedule,
-} from '@retryline/core';
+import type { BackoffStrategy, PolicyOptions, ResolvedPolicy, Schedule } from '@retryline/core';
+import { DEFAULTS } from '@retryline/core/adapter';
 import { formatDuration, formatMinutes } from '../format-duration';
 import { type Cell, formatTable } from '../format-table';
 
@@ -30,7 +25,7 @@ const STRATEGY_TITLES: Record<BackoffStrategy | 'custom', string> = {
 };
 
 /**
- * The seed talk's table: a header naming the policy, one row per retry, the mean delay, why the
+ * The schedule as a table: a header naming the policy, one row per retry, the mean delay, why the
  * policy stops early (if it does) and a reminder that retry n is attempt n + 1.
  */
 export function renderScheduleTable(preview: SchedulePreview): string {
@@ -61,7 +56,7 @@ export function renderScheduleCsv(preview: SchedulePreview): string {
   return `${['retry,attempt,delay_ms,cumulative_ms', ...rows].join('\n')}\n`;
 }
 
-/** The options built from the flags, the seed (with jitter) and the schedule, delays in ms. */
+/** The options built from the flags, the jitter's seed if any, and the schedule, delays in ms. */
 export function renderScheduleJson(preview: SchedulePreview): string {
   const document = {
     options: preview.options,

@@ -44,8 +44,9 @@ async function json(args: readonly string[]): Promise<JsonSchedule> {
   return JSON.parse(stdout) as JsonSchedule;
 }
 
-// Seed 000's tables, base 1 s, 10 retries: the backoff before each retry in seconds, the total
-// and the mean the talk prints.
+// The reference table of each strategy at base 1 s, 10 retries (constant: 1 s each; linear: 2 … 11;
+// polynomial, exponent 3: 1, 8, … 1000; exponential: 2, 4, … 1024, and capped at 64 s): the backoff
+// before each retry in seconds, then the total and the mean.
 const SEED_TABLES = [
   {
     name: 'constant',
@@ -84,7 +85,7 @@ const SEED_TABLES = [
   },
 ];
 
-describe('retryline schedule: the seed talk tables', () => {
+describe('retryline schedule: the reference table of each strategy at base 1 s, 10 retries', () => {
   it.each(SEED_TABLES)('reproduces the $name table row by row', async ({ args, backoff }) => {
     const { code, stdout, stderr } = await cli([...args, '--retries', '10', '--format', 'csv']);
     expect(code).toBe(0);

@@ -1,17 +1,14 @@
 import {
-  type BackoffConfig,
   type BackoffStrategy,
   backoffSchedule,
-  DEFAULTS,
   isRetrylineError,
-  type JitterConfig,
   type JitterType,
   normalizePolicy,
-  type OnMaxDelay,
   type PolicyOptions,
   type Random,
   seededRandom,
 } from '@retryline/core';
+import { type BackoffConfig, DEFAULTS, type JitterConfig, type OnMaxDelay } from '@retryline/core/adapter';
 import { formatDuration } from '../format-duration';
 import { parseDuration } from '../parse-duration';
 import { type FlagValues, parseFlags } from '../parse-flags';
@@ -85,8 +82,8 @@ interface ScheduleRequest {
 }
 
 /**
- * `retryline schedule`: previews a policy's delays (seed 000's tables) as a table, JSON or CSV.
- * Returns the exit code. Output is a function of the flags and the seed alone.
+ * `retryline schedule`: previews a policy's delays (retry, backoff, running total, mean) as a table,
+ * JSON or CSV. Returns the exit code. Output is a function of the flags and the jitter's seed alone.
  */
 export function scheduleCommand(args: readonly string[], io: CommandIo): number {
   const { values, positionals } = parseFlags(args, FLAGS, 'retryline schedule');

@@ -38,7 +38,7 @@ interface JsonStorm {
 // A full run of the five policies takes some 7 s; the table test runs the default scenario once,
 // the rest use a lighter load (--rate 60: a quarter of the requests).
 describe('retryline simulate storm', () => {
-  it('prints one row per policy, in the issue order, for the default scenario', async () => {
+  it('prints one row per policy, in STORM_POLICIES order, for the default scenario', async () => {
     const { code, stdout, stderr } = await cli(['--seed', '1']);
     expect(code).toBe(0);
     expect(stderr).toBe('');

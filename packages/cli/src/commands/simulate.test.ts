@@ -83,7 +83,7 @@ describe('retryline simulate herd', () => {
     expect(report.noneToFullCalls.ratio).toBeGreaterThan(2);
   });
 
-  it('writes CSV, one row per clients and strategy; the output is a function of the seed', async () => {
+  it('writes CSV, one row per clients and strategy; the output is a function of --seed', async () => {
     const a = await cli(['herd', '--clients', '20', '--seed', '4', '--format', 'csv']);
     const b = await cli(['herd', '--clients', '20', '--seed', '4', '--format', 'csv']);
     expect(b).toEqual(a);

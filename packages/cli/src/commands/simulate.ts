@@ -90,7 +90,7 @@ const HERD_FLAGS = {
 const FORMATS = { table: true, json: true, csv: true } as const;
 type Format = keyof typeof FORMATS;
 
-/** The client count the table's closing ratio line is read at (the "at 100 clients"). */
+/** The client count the table's closing ratio line is read at: none vs full jitter at 100 clients. */
 const RATIO_CLIENTS = 100;
 
 interface HerdRequest {

@@ -2,7 +2,7 @@
  * The demo's flaky API: a `node:http` server on 127.0.0.1 that plays a scripted failure story.
  * Requests are `GET /<run>/orders/<n>`: `n` is the request's place in the workload, so every run
  * (each client, with and without retries) meets the same failures. Which requests fail, and how,
- * is drawn from `seededRandom` keyed by the seed, `n` and the attempt; only the outage is a
+ * is drawn from `seededRandom` keyed by the run's seed, `n` and the attempt; only the outage is a
  * window of time, placed so that no attempt of the workload lands near its edges.
  */
 

@@ -66,7 +66,7 @@ describe('simulateHerd: the model', () => {
     expect(HERD_DEFAULTS).toMatchObject({ hopMs: 10, base: 5, cap: 2000 });
   });
 
-  it('is deterministic for a seed, and the seed matters', async () => {
+  it('is deterministic for a seed, and a different seed gives a different run', async () => {
     const a = await simulateHerd({ clients: 40, strategy: 'full', seed: 7 });
     const b = await simulateHerd({ clients: 40, strategy: 'full', seed: 7 });
     const c = await simulateHerd({ clients: 40, strategy: 'full', seed: 8 });

@@ -27,8 +27,9 @@
  *
  * Defaults are the blog simulator's: `hopMs` 10, `base` 5 ms, `cap` 2 s. Unlike the blog, which
  * averages 100 runs per point, one run is one seed; full and equal jitter come within a few percent
- * of each other in calls, so their order can flip with the seed or the client count. Events run on {@link simClock}'s heap; the
- * server's and clients' steps are scheduled callbacks, so no promise is made per event.
+ * of each other in calls, so their order can flip with a change of seed or client count. Events run
+ * on {@link simClock}'s heap; the server's and clients' steps are scheduled callbacks, so no promise
+ * is made per event.
  */
 import { computeDelay, normalizePolicy, type PolicyOptions, seededRandom } from '@retryline/core';
 import { simClock } from './sim-clock';

@@ -1,4 +1,5 @@
-import { BREAKER_DEFAULTS, seededRandom } from '@retryline/core';
+import { seededRandom } from '@retryline/core';
+import { BREAKER_DEFAULTS } from '@retryline/core/store';
 import { describe, expect, it } from 'vitest';
 import {
   axiosRetryDefaultsPolicy,
@@ -126,7 +127,7 @@ describe('axios-retry defaults', () => {
 });
 
 describe('STORM_POLICIES', () => {
-  it("lists the issue's five policies in its order", () => {
+  it('lists the five compared policies, naive client first and Retryline with breaker last', () => {
     expect(STORM_POLICIES.map((policy) => policy.name)).toEqual([
       'immediate retries ×3',
       'axios-retry defaults',

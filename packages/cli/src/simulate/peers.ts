@@ -1,6 +1,6 @@
 /**
- * The peers' retry defaults as storm policies (the issue: "immediate retries, axios-retry's defaults,
- * ky's defaults, Retryline's defaults, and Retryline with breaker").
+ * The peers' retry defaults as storm policies, so a storm can compare immediate retries, axios-retry's
+ * defaults, ky's defaults, Retryline's defaults, and Retryline with breaker.
  *
  * Neither peer can run its real code in virtual time: ky waits between retries with its own
  * `delay()` (`ky/distribution/utils/delay.js`, a bare `setTimeout`; no option replaces it) and times
@@ -208,7 +208,7 @@ const retrylineDefaultsPolicy: StormPolicy = { ...defaultGuardsPolicy, name: 'Re
 export const IMMEDIATE_RETRIES = 3;
 
 /**
- * The policies `retryline simulate storm` compares, in the issue's order: immediate retries,
+ * The policies `retryline simulate storm` compares, in this order: immediate retries,
  * axios-retry's defaults, ky's defaults, Retryline's defaults, Retryline with breaker.
  */
 export const STORM_POLICIES: readonly StormPolicy[] = [

@@ -83,7 +83,7 @@ export function createEmitter(
 /**
  * The devtools hook, if one with a `push` is there now. The page owns the global it lives on: a
  * getter that throws (on the hook or on its `push`) is read as no hook, never let out to fail the
- * request that happened to emit (DESIGN §9).
+ * request that happened to emit.
  */
 function devtools(): DevtoolsHook | undefined {
   try {

@@ -1,5 +1,5 @@
 /**
- * One event vocabulary for devtools, logs, metrics and traces (DESIGN §9). Every event is a plain
+ * One event vocabulary for devtools, logs, metrics and traces. Every event is a plain
  * JSON object with a protocol version, a type, the request it belongs to and a clock time.
  */
 

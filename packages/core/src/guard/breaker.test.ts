@@ -43,7 +43,7 @@ function openAt1000(options: BreakerOptions = {}) {
 }
 
 describe('normalizeBreaker', () => {
-  it('takes the DESIGN §7 defaults for no options, with consecutiveFailures off', () => {
+  it('takes the documented defaults for no options, with consecutiveFailures off', () => {
     const config = normalizeBreaker();
     expect(config).toEqual({
       failureRate: 0.5,

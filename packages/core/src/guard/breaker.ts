@@ -1,7 +1,7 @@
 /**
- * The circuit breaker of DESIGN §7 as a pure state machine: every operation is a function of
+ * The circuit breaker as a pure state machine: every operation is a function of
  * (state, config, input, now) that returns the next state, so the same code can sit behind the
- * memory store and behind Redis, and tests need no timers (CONVENTIONS §1–2).
+ * memory store and behind Redis, and tests need no timers.
  */
 
 import { CircuitOpenError } from '../errors';
@@ -92,7 +92,7 @@ export interface BreakerConfig {
   readonly halfOpenCalls: number;
 }
 
-/** The defaults of DESIGN §7. */
+/** The breaker's defaults (the README's guards table lists them). */
 export const BREAKER_DEFAULTS = /* @__PURE__ */ Object.freeze({
   failureRate: 0.5,
   windowSize: 20,
@@ -284,7 +284,7 @@ export function breakerAdmit(state: BreakerState, config: BreakerConfig, now: nu
 
 /**
  * Counts how an admitted call ended. The caller passes `'ignored'` for what says nothing about the
- * dependency's health (4xx, aborts): only retryable failures count (DESIGN §7).
+ * dependency's health (4xx, aborts): only retryable failures count.
  *
  * Closed: the outcome enters the window, and the breaker opens when, with at least `minCalls`
  * calls in it, the failure rate exceeds `failureRate`, or when `consecutiveFailures` is reached.
@@ -334,7 +334,7 @@ export function breakerSnapshot(state: BreakerState, config: BreakerConfig, now:
 /** `circuitBreaker()`'s options: the rules, and where the state lives. */
 export interface CircuitBreakerOptions extends BreakerOptions, GuardValueOptions {}
 
-/** A circuit breaker (DESIGN §7): give it to one client or several; they share it. */
+/** A circuit breaker: give it to one client or several; they share it. */
 export interface CircuitBreaker extends GuardValue<'breaker'> {
   /** The rules, defaults filled in. */
   readonly config: BreakerConfig;

@@ -1,5 +1,5 @@
 /**
- * The bulkhead of DESIGN §7 (seed 003's separate pools): at most `maxConcurrent` attempts in flight
+ * The bulkhead, a separate pool per key: at most `maxConcurrent` attempts in flight
  * per key, at most `maxQueue` waiting for a place in first-come order, and the rest refused at once.
  * Like the other guards it is a pure state machine over plain JSON — (state, config, holder) →
  * { …result, state } — so the memory store and a shared store run the same rules. A holder is an
@@ -71,7 +71,7 @@ const isCount = (value: unknown, min: number): value is number =>
   (Number.isInteger(value) || value === Number.POSITIVE_INFINITY) &&
   value >= min;
 
-/** Validates options once, at the boundary (CONVENTIONS §3). */
+/** Validates options once, at the boundary. */
 export function normalizeBulkhead(input: BulkheadOptions, name = 'bulkhead'): BulkheadConfig {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw invalid(name, 'an object with maxConcurrent', input);
@@ -144,7 +144,7 @@ export function bulkheadIsEmpty(state: BulkheadState): boolean {
 /** `bulkhead()`'s options: the places, the queue, and where the state lives. */
 export interface BulkheadValueOptions extends BulkheadOptions, GuardValueOptions {}
 
-/** A bulkhead (DESIGN §7): give it to one client or several; they share its places. */
+/** A bulkhead: give it to one client or several; they share its places. */
 export interface Bulkhead extends GuardValue<'bulkhead'> {
   readonly config: BulkheadConfig;
   /** How many attempts hold a place for `key`, and how many wait. Throws for a shared store's. */

@@ -1,5 +1,5 @@
 /**
- * What every guard value shares (DESIGN §7: guards are values the caller owns): how it is bound to
+ * What every guard value shares (guards are values the caller owns): how it is bound to
  * a client, how it keys a request, where it keeps its state, and the hooks one request runs. Each
  * guard factory (`circuitBreaker()`, `rateLimiter()` …) lives in its own module and brings its own
  * rules, so a bundle carries only the guards it imports; this module is all they have in common.
@@ -39,7 +39,7 @@ export interface GuardValueOptions {
   readonly key?: GuardKeyFunction;
 }
 
-/** The kinds of guard, in the order they admit an attempt (DESIGN §7). */
+/** The kinds of guard, in the order they admit an attempt. */
 export type GuardKind = 'pacing' | 'limiter' | 'bulkhead' | 'budget' | 'breaker';
 
 /** What one request's hooks need to know about it. */

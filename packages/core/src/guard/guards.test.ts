@@ -305,7 +305,7 @@ describe('the other guards, through retry()', () => {
     });
   });
 
-  it('seed 003 demo: 8 callers hammering for one second against burst 50, rate 100 get exactly 150 through', async () => {
+  it('8 callers hammering for one second against burst 50, rate 100 get exactly 150 through', async () => {
     const clock = virtualClock(T0);
     const options: RetryOptions = {
       ...base(clock, localStore()),
@@ -365,7 +365,7 @@ function httpClient(clock: VirtualClock, store: Store, respond: (url: string) =>
         random: seededRandom(3),
         store,
         retries: 0,
-        // Opt-in (DESIGN §7): these tests are about pacing.
+        // Pacing is opt-in: these tests are about pacing.
         ...paces,
         onEvent: (event) => events.push(event),
         ...options,

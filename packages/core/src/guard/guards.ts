@@ -1,6 +1,6 @@
 /**
- * The guards of DESIGN §7 as the attempt loop sees them: the guard values a client was given,
- * bound to it once, then run around each attempt in the order of DESIGN §7 — pacing, rate limiter,
+ * The guards as the attempt loop sees them: the guard values a client was given,
+ * bound to it once, then run around each attempt in a fixed order — pacing, rate limiter,
  * bulkhead, the budget's count, breaker before the send; the breaker told the attempt's health
  * after it; the budget asked before a retry. This module knows no guard's rules: each guard value
  * brings its own, so a bundle carries only the guards it imports (the budget, on by default for
@@ -27,7 +27,7 @@ import type { RateLimiter } from './rate-limiter';
 import { type BoundBudget, clientBudget, type RetryBudget } from './retry-budget';
 import { clientStore, expectStore, type GuardStore } from './store';
 
-/** The guard options every entry point takes (DESIGN §7): guard values, and where state lives. */
+/** The guard options every entry point takes: guard values, and where state lives. */
 export interface GuardOptions {
   /**
    * A circuit breaker: once a key (by default an origin) keeps failing, calls fail fast with
@@ -79,7 +79,7 @@ export interface GuardOptions {
 
 /** The guards of one client, bound: in admission order, with the budget and pacing at hand. */
 export interface ResolvedGuards {
-  /** Every guard, in the order DESIGN §7 admits an attempt. */
+  /** Every guard, in admission order: pacing, limiter, bulkhead, budget, breaker. */
   readonly list: readonly BoundGuard[];
   /** The retry budget, for the happy path's count. */
   readonly budget: (BoundGuard & BoundBudget) | undefined;
@@ -248,7 +248,7 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
   }
 
   return {
-    // DESIGN §7 order: pacing and limiter, bulkhead, then breaker. Nothing is sent without a pass.
+    // In order: pacing and limiter, bulkhead, then breaker. Nothing is sent without a pass.
     // With a store that answers at once (the memory store), admission takes no turn of the event
     // loop unless a guard waits: the happy path's most frequent cost.
     admit: (attempt) => admitFrom(0, attempt, clock.now() + attempt.remaining),

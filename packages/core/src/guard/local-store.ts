@@ -1,6 +1,6 @@
 /**
  * Every guard's operations on one memory store, as one {@link Store}: what a shared store answers
- * from while its backend is out of reach (DESIGN §7: guards degrade to per process, never off), and
+ * from while its backend is out of reach (guards degrade to per process, never off), and
  * what the shared store test suite holds a store to. Applications never need it: their clients keep
  * state in a memory store, each guard bringing its own rules.
  */

@@ -1,5 +1,5 @@
 /**
- * Server-informed pacing (DESIGN §7), opt-in: once a response says the quota is spent (a 429 with
+ * Server-informed pacing, opt-in: once a response says the quota is spent (a 429 with
  * a hint, `RateLimit: r=0`, `X-RateLimit-Remaining: 0` with a reset), later attempts with the same
  * key (by default origin and first path segment) wait for the reset instead of collecting another
  * 429. Every pause is capped by the request's `maxRetryAfter` before any store sees it, and a
@@ -31,7 +31,7 @@ import { type GuardStore, memoryOf, type Slot, type Store, type StoreAnswer } fr
 /** `pacing()`'s options: the key and where the pauses live. */
 export interface PacingOptions extends GuardValueOptions {}
 
-/** Pacing (DESIGN §7): give it to one client or several; they share its pauses. */
+/** Pacing: give it to one client or several; they share its pauses. */
 export interface Pacing extends GuardValue<'pacing'> {
   /**
    * Until when requests keyed `key` (`https://api.example/v1`) wait, if the server's quota is

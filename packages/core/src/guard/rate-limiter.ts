@@ -1,5 +1,5 @@
 /**
- * The rate limiter of DESIGN §7 as a guard value: a token bucket per key (token-bucket.ts has the
+ * The rate limiter as a guard value: a token bucket per key (token-bucket.ts has the
  * rules), and what an attempt does without a token: wait for one (never past the deadline) or be
  * refused with `RateLimitedError`, nothing sent.
  */
@@ -38,7 +38,7 @@ export interface LimiterOptions extends TokenBucketOptions {
 /** `rateLimiter()`'s options: the bucket, the mode, and where the state lives. */
 export interface RateLimiterOptions extends LimiterOptions, GuardValueOptions {}
 
-/** A rate limiter (DESIGN §7): give it to one client or several; they share its buckets. */
+/** A rate limiter: give it to one client or several; they share its buckets. */
 export interface RateLimiter extends GuardValue<'limiter'> {
   readonly config: TokenBucketConfig;
   readonly mode: 'wait' | 'reject';

@@ -30,7 +30,7 @@ function retryUntilRefused(state: BudgetState, config: RetryBudgetConfig, now: n
 }
 
 describe('normalizeBudget', () => {
-  it('takes the DESIGN §7 defaults for no options and for an empty object', () => {
+  it('takes the documented defaults for no options and for an empty object', () => {
     expect(normalizeBudget()).toEqual({ ratio: 0.1, windowMs: 10_000, minPerSecond: 10 });
     expect(normalizeBudget({})).toEqual(normalizeBudget());
     expect(BUDGET_DEFAULTS).toEqual(normalizeBudget());
@@ -125,7 +125,7 @@ describe('retry budget', () => {
     expect(budgetSnapshot(state, DEFAULTS, 2000)).toMatchObject({ requests: 2000, retries: FLOOR });
   });
 
-  it('done when: 1,000 requests in one window to an always-failing origin get ratio × 1000 + floor retries', () => {
+  it('1,000 requests in one window to an always-failing origin get ratio × 1000 + floor retries', () => {
     // One request every 10 ms over 10 s, each retrying until the budget refuses.
     let state = budgetInit();
     let retries = 0;
@@ -142,7 +142,7 @@ describe('retry budget', () => {
     expect(retries).toBe(bound);
   });
 
-  it('done when: 1,000 requests over 20 s of an always-failing origin stay within ratio × requests + floor per window', () => {
+  it('1,000 requests over 20 s of an always-failing origin stay within ratio × requests + floor per window', () => {
     // One request every 20 ms, spanning two windows: each window grants its own floor.
     let state = budgetInit();
     let retries = 0;

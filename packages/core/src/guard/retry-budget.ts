@@ -1,8 +1,8 @@
 /**
- * The retry budget of DESIGN §7 (after Finagle's RetryBudget): retries may be at most `ratio` of the
+ * The retry budget (after Finagle's RetryBudget): retries may be at most `ratio` of the
  * requests seen over a sliding window, plus a floor of `minPerSecond` so a quiet client can still
  * retry. A pure state machine — every operation is (state, config, now) → { …result, state } — so
- * the memory store and the Redis store run the same code, and tests pass time in (CONVENTIONS §1–2).
+ * the memory store and the Redis store run the same code, and tests pass time in.
  *
  * Sliding-window approximation: the window is cut into {@link BUDGET_BUCKETS} fixed buckets of
  * `windowMs / BUDGET_BUCKETS` each, and a decision counts the current bucket and the ones before it
@@ -71,7 +71,7 @@ export interface RetryBudgetConfig {
   readonly minPerSecond: number;
 }
 
-/** The defaults of DESIGN §7. */
+/** The budget's defaults: retries up to 10 % of requests plus 10 a second, over 10 s. */
 // Frozen: every client's own budget runs on this very object.
 export const BUDGET_DEFAULTS = /* @__PURE__ */ Object.freeze({
   ratio: 0.1,
@@ -107,7 +107,7 @@ export interface BudgetDecision extends BudgetRecord {
   readonly allowed: boolean;
 }
 
-/** Validates options once, at the boundary (CONVENTIONS §3). */
+/** Validates options once, at the boundary. */
 export function normalizeBudget(input: RetryBudgetOptions = {}): RetryBudgetConfig {
   checkObject('budget', input, 'an object of budget options');
   const options = input;
@@ -141,7 +141,7 @@ export function budgetCountInPlace(state: BudgetState, config: RetryBudgetConfig
   return true;
 }
 
-/** Counts a first attempt. Never refused: the budget only limits retries (DESIGN §7). */
+/** Counts a first attempt. Never refused: the budget only limits retries. */
 export function budgetRecordRequest(
   state: BudgetState,
   config: RetryBudgetConfig,
@@ -249,7 +249,7 @@ function bump(
 /** `retryBudget()`'s options: the rules, and where the state lives. */
 export interface RetryBudgetValueOptions extends RetryBudgetOptions, GuardValueOptions {}
 
-/** A retry budget (DESIGN §7): every client has one of its own unless given this or `budget: false`. */
+/** A retry budget: every client has one of its own unless given this or `budget: false`. */
 export interface RetryBudget extends GuardValue<'budget'> {
   /** The rules, defaults filled in. */
   readonly config: RetryBudgetConfig;

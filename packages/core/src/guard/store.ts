@@ -19,7 +19,7 @@ import type { TokenBucketConfig } from './token-bucket';
  * - Idle state should disappear by itself (expiry, sweeping): a key seen once must not stay forever.
  * - Errors reject the operation's promise; Retryline then fails the request with that error. A
  *   shared store that cannot reach its backend should rather answer from a local memory store
- *   (DESIGN §7: guards degrade to per-process, never off), as `redisStore` does.
+ *   (guards degrade to per-process, never off), as `redisStore` does.
  *
  * The shared guard test suite (test/guards/store-contract.ts) runs against every implementation.
  */
@@ -240,7 +240,7 @@ export function step<S, C, R extends { readonly state: S }>(
 
 /**
  * Options with the store their client owns: the caller's, or a memory store of the client's own
- * (DESIGN §7: state belongs to the client that made it; nothing is shared through a hidden
+ * (state belongs to the client that made it; nothing is shared through a hidden
  * process-wide default). Clients call this once, at creation, so that a request's own options
  * (`init.retry`, axios's `config.retry`) override policy, never state.
  */
@@ -260,7 +260,7 @@ export const isClientOwned = (store: GuardStore | undefined): boolean =>
   store !== undefined && Object.hasOwn(store, CLIENT_OWNED);
 
 /**
- * A request's own options change policy, never whose state it counts in (DESIGN §7): a `store` of
+ * A request's own options change policy, never whose state it counts in: a `store` of
  * its own is refused. (Guard values are fine: each is one guard, wherever it is given.)
  */
 export function refuseStore(overrides: object): void {

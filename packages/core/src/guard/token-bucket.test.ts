@@ -13,7 +13,7 @@ import {
   normalizeBucket,
 } from './token-bucket';
 
-// The seed's demo limiter: a burst of 50, 100 tokens a second.
+// The demo limiter: a burst of 50, 100 tokens a second.
 const SEED = normalizeBucket({ capacity: 50, refillPerSecond: 100 });
 // 250/s is a quarter token per ms, exact in binary, so waits compare with toBe.
 const QUARTER = normalizeBucket({ capacity: 50, refillPerSecond: 250 });

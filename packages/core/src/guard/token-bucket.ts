@@ -1,8 +1,8 @@
 /**
- * The rate limiter's token bucket of DESIGN §7 (seed 003): `capacity` is the burst, `refillPerSecond`
+ * The rate limiter's token bucket: `capacity` is the burst, `refillPerSecond`
  * the sustained rate. Refill is lazy — computed from the elapsed time at each call, no timer — and
  * every operation is (state, config, input, now) → { …result, state }, so the memory store and a
- * Redis/Lua store share this code and tests pass time in (CONVENTIONS §1–2).
+ * Redis/Lua store share this code and tests pass time in.
  */
 
 import { finiteNumber, invalid, own } from '../policy/normalize';
@@ -62,7 +62,7 @@ export type KeyedTake =
 // point. A billionth of a token of slack makes the whole token count as the whole token it is.
 const EPSILON = 1e-9;
 
-/** Validates options once, at the boundary (CONVENTIONS §3); `name` prefixes the option paths. */
+/** Validates options once, at the boundary; `name` prefixes the option paths. */
 export function normalizeBucket(input: TokenBucketOptions, name = 'limiter'): TokenBucketConfig {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw invalid(name, 'an object with capacity and refillPerSecond', input);

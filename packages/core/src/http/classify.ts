@@ -7,8 +7,8 @@ export interface TransportFailure {
   readonly code?: string;
 }
 
-// The attempt never left this host: no connection, no route, no name (seed 001's "no route": safe
-// to retry whatever the method) — when it is the request's own first hop (see classifyTransportError).
+// The attempt never left this host: no connection, no route, no name (nothing was sent, so it is
+// safe to retry whatever the method) — when it is the request's own first hop (see classifyTransportError).
 const NOT_SENT = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -142,7 +142,7 @@ function failedOnHost(chain: readonly object[], url: string): boolean {
  * and the browsers' opaque `TypeError`.
  *
  * A "never reached" code (`ECONNREFUSED`, `ENOTFOUND` …) proves `not-sent` only for the request's
- * own first hop (DESIGN §4): a client that follows a 303 or 307 to a host that refuses reports the
+ * own first hop: a client that follows a 303 or 307 to a host that refuses reports the
  * same code after the first server processed the request. So it is `not-sent` only when `hop` says
  * no redirect was followed and the error names no other host or port; otherwise `unknown`.
  */
@@ -203,7 +203,7 @@ export interface RetryRules {
 }
 
 /**
- * Retryline's default verdict (DESIGN §4): `not-sent` is safe for every method; `unknown` only for
+ * Retryline's default verdict: `not-sent` is safe for every method; `unknown` only for
  * idempotent requests; a response only when its status is retryable and the request idempotent.
  * 413 counts only with a hint (the server says when it can take the payload); 409 only for a keyed
  * request (the Idempotency-Key draft's "original request still in progress").

@@ -98,7 +98,7 @@ const BLANK = /^[\s,"]*$/;
 
 /**
  * Whether a caller's idempotency key header holds a key. An empty or blank value, an empty
- * sf-string (`""`), or repeated fields that are all empty (`, `, `"", ""`) is no key (DESIGN §6): a
+ * sf-string (`""`), or repeated fields that are all empty (`, `, `"", ""`) is no key: a
  * server cannot deduplicate on it, so it must not make a POST retryable.
  */
 export function isKey(value: string | undefined): value is string {

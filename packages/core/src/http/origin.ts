@@ -1,5 +1,5 @@
 /**
- * The origin a request's guards key it by (DESIGN §7: per origin by default).
+ * The origin a request's guards key it by: guards keep their state per origin by default.
  */
 
 import { redactUrl } from './redact';

@@ -1,5 +1,5 @@
 /**
- * Server-informed pacing (DESIGN §7): whether a response says the client's quota is spent, and
+ * Server-informed pacing: whether a response says the client's quota is spent, and
  * until when. A 429 with any hint says so; so does a response of any status whose `RateLimit`
  * field has a policy with `r=0`, or whose `RateLimit-Remaining` / `X-RateLimit-Remaining` is 0
  * next to a reset. A reset header alone (quota left unknown) says nothing. Pure.

@@ -1,5 +1,5 @@
 /**
- * Redaction happens in core, before any event leaves (DESIGN §9). Header values are kept only for
+ * Redaction happens in core, before any event leaves. Header values are kept only for
  * names on an allowlist of names that never carry a secret; query values (a bare `?SECRET` too),
  * path parameters (`;jsessionid=…`) and URL credentials never reach a listener, the devtools panel,
  * a trace or a log. Text from a server or a page is scanned in linear time, only by regexes whose
@@ -10,7 +10,7 @@
 import { invalid } from '../policy/normalize';
 
 /**
- * Header names whose values events show: none of them ever carries a secret (DESIGN §9). Besides
+ * Header names whose values events show: none of them ever carries a secret. Besides
  * these, the `RateLimit` and `X-RateLimit` families, the headers Retryline writes itself (the
  * request-id, attempt and deadline headers, a renamed idempotency key) and the caller's
  * `exposeHeaders` are shown; every other value becomes `[redacted]`.

@@ -749,7 +749,7 @@ describe('runHttpRequest', () => {
       const state = await finish();
       expect(state.error).toBeUndefined();
       expect(sends).toHaveLength(1);
-      // The response itself, never freed: the caller reads it as the client gives it (DESIGN §8).
+      // The response itself, never freed: the caller reads it as the client gives it.
       expect(state.value?.response).toBe(script[0]);
       expect(discarded).toEqual([]);
       expect(state.value?.info).toMatchObject({
@@ -1172,7 +1172,7 @@ describe('resolveHttpOptions', () => {
     expect(resolved.requestIdHeader).toBeUndefined();
     expect(resolved.attemptHeader).toBeUndefined();
     expect(resolved.deadlineHeader).toBeUndefined();
-    // The allowlist (DESIGN §9): a name on it keeps its value, any other is redacted.
+    // Redaction is an allowlist: a name on it keeps its value, any other is redacted.
     expect(resolved.redacted('content-type')).toBe(false);
     expect(resolved.redacted('accept')).toBe(true);
     expect(resolved.onRetry).toBeUndefined();
@@ -1303,7 +1303,7 @@ describe('a slow onRetry and the deadline', () => {
     const clockOf = clock;
     const state = await finish();
     expect(sends).toHaveLength(1);
-    // The 503 is handed back as it came (DESIGN §8); why no retry followed is in its retry info.
+    // The 503 is handed back as it came; why no retry followed is in its retry info.
     expect(state.error).toBeUndefined();
     expect(state.value?.response.status).toBe(503);
     expect(state.value?.info).toMatchObject({

@@ -43,7 +43,7 @@ export interface RetryInfo {
   readonly outcome: RequestOutcome;
   /**
    * Why no retry followed the last attempt, when it failed: the response is handed back as the
-   * client gives it, whatever stopped the retries (DESIGN §8). Absent after a success.
+   * client gives it, whatever stopped the retries. Absent after a success.
    */
   readonly stoppedBy?: StoppedBy;
   /** When the server said to come back (epoch ms), for a request stopped by too long a hint or a guard. */

@@ -2,7 +2,7 @@ import { invalid } from './normalize';
 import type { BackoffContext, ResolvedBackoff } from './options';
 
 /**
- * The backoff before retry `n`, before any cap or jitter (seed 000's four strategies).
+ * The backoff before retry `n` for one of the four strategies, before any cap or jitter.
  * May be `Infinity` for large n; the caller caps it. Never NaN or negative.
  */
 export function backoffDelay(backoff: ResolvedBackoff, n: number, context: BackoffContext): number {

@@ -62,7 +62,7 @@ export function initialState(policy: ResolvedPolicy, now: number): RetryState {
  * policy, the state, the time, the server's hint and the random source (injected through the
  * policy). It does not judge whether the failure is retryable; the caller does.
  *
- * With a hint, the wait is max(hint + U(0, min(hint/10, 1 s)), backoff) (DESIGN §5): never sooner
+ * With a hint, the wait is max(hint + U(0, min(hint/10, 1 s)), backoff): never sooner
  * than the server asked, and spread so that clients told the same thing do not return together.
  */
 export function decide(
@@ -93,7 +93,7 @@ export function decide(
     // A server that asks us to come back after the deadline cannot be obeyed: say so, with the
     // time it gave, rather than a bare deadline error.
     if (now + asked >= deadlineAt) return { retry: false, reason: 'retry-after-too-long', computation, hint };
-    // No server value holds a wait past maxRetryAfter (DESIGN §5): the spread takes only the room
+    // No server value holds a wait past maxRetryAfter: the spread takes only the room
     // left below it (none for a hint clamped to it).
     const spread = Math.min(asked / 10, 1000, policy.maxRetryAfter - asked) * policy.random();
     if (asked + spread >= delay) {

@@ -18,7 +18,7 @@ export interface DelayComputation {
 }
 
 /**
- * The delay before retry `n`: backoff, then the `maxDelay` cap, then jitter (DESIGN §3).
+ * The delay before retry `n`: backoff, then the `maxDelay` cap, then jitter, in that order.
  * `previousDelay` is the delay chosen before the previous retry (`base` for the first).
  */
 export function computeDelay(

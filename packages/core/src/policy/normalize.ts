@@ -12,7 +12,7 @@ import type {
   ResolvedPolicy,
 } from './options';
 
-/** The defaults of DESIGN §3, in one place. */
+/** Every option's default, in one place (the README's defaults table lists them). */
 export const DEFAULTS = {
   retries: 2,
   strategy: 'exponential',
@@ -257,7 +257,7 @@ export function normalizePolicy(input?: PolicyOptions): ResolvedPolicy {
 }
 
 /**
- * Lays per-call options over shared defaults (seed 001's config plus per-call overrides): a key
+ * Lays per-call options over shared defaults (those of `createRetry` or of an adapter's client): a key
  * the call sets wins; `backoff` and `jitter` objects are merged key by key; `retry` and
  * `retries` replace each other. Unsafe keys are never copied.
  */

@@ -1,7 +1,7 @@
 import type { Clock } from '../time/clock';
 import type { Random } from '../time/random';
 
-/** The four named backoff strategies of the seed talk. */
+/** The four named backoff strategies: constant, linear, polynomial and exponential. */
 export type BackoffStrategy = 'constant' | 'linear' | 'polynomial' | 'exponential';
 
 /** What a custom backoff function is told about the retry it computes a delay for. */

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../time/random';
 import { backoffSchedule } from './schedule';
 
-// Seed 000's tables (base 1 s, 10 retries), in seconds as the talk prints them.
+// Each strategy's reference table at base 1 s, 10 retries, in seconds: constant 1 s each, linear
+// 2 … 11, polynomial (exponent 3) 1 … 1000, exponential 2, 4, … 1024 and capped at 64 s.
 const SEC = 1000;
 const seconds = (schedule: ReturnType<typeof backoffSchedule>) => ({
   delays: schedule.rows.map((row) => row.delay / SEC),
@@ -11,7 +12,7 @@ const seconds = (schedule: ReturnType<typeof backoffSchedule>) => ({
 });
 const deterministic = { jitter: 'none', maxDelay: 3_600_000 } as const;
 
-describe('backoffSchedule reproduces seed 000', () => {
+describe('backoffSchedule reproduces the reference table of each strategy', () => {
   it('constant: 1 s every time, cumulative 10, mean 1', () => {
     const table = seconds(
       backoffSchedule({ ...deterministic, backoff: { strategy: 'constant', base: SEC } }, { retries: 10 }),
@@ -80,7 +81,7 @@ describe('backoffSchedule reproduces seed 000', () => {
     expect(table.mean).toBe(38.2);
   });
 
-  it("onMaxDelay 'give-up' stops at the first backoff past the cap (the seed's other behaviour)", () => {
+  it("onMaxDelay 'give-up' stops at the first backoff past the cap instead of clamping to it", () => {
     const schedule = backoffSchedule(
       {
         jitter: 'none',

@@ -13,7 +13,7 @@ export interface ScheduleRow {
   readonly cumulative: number;
 }
 
-/** A policy's delays, as seed 000's tables print them. */
+/** A policy's delays as a table: one row per retry, with the running total and the mean. */
 export interface Schedule {
   readonly rows: readonly ScheduleRow[];
   /** Mean of the delays (cumulative / rows), 0 when there is none. */
@@ -42,8 +42,8 @@ export interface ScheduleOptions {
 
 /**
  * Previews a policy: the delay before each retry, cumulative waits and the mean, assuming each
- * attempt fails at once. The same table the seed talk prints, so a policy can be seen before it
- * ships. A deadline in `options` ends the table where the next wait would pass it.
+ * attempt fails at once, so a policy can be seen before it ships. A deadline in `options` ends the
+ * table where the next wait would pass it.
  *
  * @example
  * ```ts

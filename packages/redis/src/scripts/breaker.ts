@@ -1,4 +1,4 @@
-import type { BreakerState, BreakerStateName, BreakerTransition } from '@retryline/core';
+import type { BreakerState, BreakerStateName, BreakerTransition } from '@retryline/core/store';
 import { type Script, script } from './lua';
 
 /**

@@ -3,7 +3,7 @@
  * (Redis runs a script to the end before anything else). The layout of ARGV is shared:
  *
  * - `ARGV[1]` the clock: `redis` takes `now` from Redis `TIME`, so hosts with skewed clocks agree;
- *   `caller` takes the caller's `now` (for tests that pass time in, CONVENTIONS §1).
+ *   `caller` takes the caller's `now` (for tests that pass time in).
  * - `ARGV[2]` the caller's `now` (epoch ms).
  * - `ARGV[3]` a deadline in Redis time (ms): a script that starts after it does nothing and answers
  *   `late`. ioredis resends commands that were in flight when the connection dropped once it

@@ -1,4 +1,4 @@
-import { BUDGET_BUCKETS, type BudgetState } from '@retryline/core';
+import { BUDGET_BUCKETS, type BudgetState } from '@retryline/core/store';
 import { type Script, script } from './lua';
 
 type BudgetBucket = BudgetState['buckets'][number];

@@ -1,4 +1,4 @@
-import type { BucketState } from '@retryline/core';
+import type { BucketState } from '@retryline/core/store';
 import { type Script, script } from './lua';
 
 /**

@@ -1,0 +1,307 @@
+// Every name @retryline/core exports, entry by entry, written out: adding, moving or dropping one
+// fails here, so each export is a decision and not an accident. The root is what an application
+// author uses and stays small (≤ 70 names, values and types together); adapter authors, store
+// authors and instrumentation have a subpath each. Values are read from the modules themselves;
+// types from the TypeScript compiler's view of each entry file, so a type re-exported by mistake
+// counts as much as a function.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as axiosAdapter from '@retryline/axios';
+import * as root from '@retryline/core';
+import * as adapter from '@retryline/core/adapter';
+import * as instrument from '@retryline/core/instrument';
+import * as store from '@retryline/core/store';
+import * as fetchAdapter from '@retryline/fetch';
+import * as kyAdapter from '@retryline/ky';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+interface Entry {
+  /** The subpath in package.json `exports`. */
+  readonly subpath: string;
+  /** The entry's source file, relative to packages/core. */
+  readonly source: string;
+  readonly module: Record<string, unknown>;
+  readonly values: readonly string[];
+  readonly types: readonly string[];
+}
+
+const ENTRIES: readonly Entry[] = [
+  {
+    subpath: '.',
+    source: './src/index.ts',
+    module: root,
+    values: [
+      // Retrying any operation, and previewing or computing delays.
+      'retry',
+      'createRetry',
+      'RETRY',
+      'backoffSchedule',
+      'computeDelay',
+      'normalizePolicy',
+      'parseRetryHint',
+      // Guards as values, and where their state lives.
+      'retryBudget',
+      'circuitBreaker',
+      'rateLimiter',
+      'bulkhead',
+      'pacing',
+      'memoryStore',
+      // The event stream.
+      'subscribe',
+      'recordEvents',
+      'logEvents',
+      'eventLogger',
+      // Time and randomness for tests.
+      'virtualClock',
+      'seededRandom',
+      // Errors.
+      'RetrylineError',
+      'AttemptTimeoutError',
+      'BodyNotReplayableError',
+      'BulkheadRejectedError',
+      'CircuitOpenError',
+      'DeadlineExceededError',
+      'InvalidOptionsError',
+      'RateLimitedError',
+      'RetriesExhaustedError',
+      'RetryAfterTooLongError',
+      'RetryBudgetExhaustedError',
+      'RetryLaterError',
+      'isRetrylineError',
+    ],
+    types: [
+      'RetryOptions',
+      'AttemptContext',
+      'BoundRetry',
+      'HttpRetryOptions',
+      'HttpOutcome',
+      'RetryInfo',
+      'StoppedBy',
+      'PolicyOptions',
+      'ResolvedPolicy',
+      'BackoffStrategy',
+      'JitterType',
+      'Schedule',
+      'ScheduleOptions',
+      'RetryHint',
+      'RetrylineErrorName',
+      'RetrylineEvent',
+      'RetrylineEventListener',
+      'Recording',
+      'EventRecorder',
+      'EventLogger',
+      'RetryBudget',
+      'RetryBudgetValueOptions',
+      'CircuitBreaker',
+      'CircuitBreakerOptions',
+      'RateLimiter',
+      'RateLimiterOptions',
+      'Bulkhead',
+      'BulkheadValueOptions',
+      'Pacing',
+      'PacingOptions',
+      'Store',
+      'MemoryStore',
+      'GuardStore',
+      'Clock',
+      'Random',
+      'VirtualClock',
+    ],
+  },
+  {
+    subpath: './adapter',
+    source: './src/entry/adapter.ts',
+    module: adapter,
+    values: [
+      // The request engine.
+      'runHttpRequest',
+      'prepareHttpOptions',
+      'resolveHttpOptions',
+      'requestRetryOptions',
+      // Judging a failure, and the steps the engine takes after one.
+      'classifyTransportError',
+      'isRetryableByDefault',
+      'IDEMPOTENT_METHODS',
+      'RETRYABLE_STATUSES',
+      'decide',
+      'initialState',
+      'quotaSpentUntil',
+      // Retry info kept with what a request ended with.
+      'keepRetryInfo',
+      'retryInfoOf',
+      // Requests and headers.
+      'encodeFormData',
+      'headerValue',
+      // Options: defaults, limits, merging and validation messages.
+      'DEFAULTS',
+      'MAX_DELAY_LIMIT',
+      'mergeOptions',
+      'invalid',
+      'describeValue',
+      'systemClock',
+      'systemRandom',
+    ],
+    types: [
+      'HttpExchange',
+      'HttpAttempt',
+      'PreparedHttpOptions',
+      'ResolvedHttpOptions',
+      'HeadersLike',
+      'HeaderSource',
+      'BackoffConfig',
+      'JitterConfig',
+      'OnMaxDelay',
+    ],
+  },
+  {
+    subpath: './store',
+    source: './src/entry/store.ts',
+    module: store,
+    values: [
+      'localStore',
+      'BREAKER_DEFAULTS',
+      'normalizeBreaker',
+      'initialBreakerState',
+      'breakerAdmit',
+      'breakerRecord',
+      'BUDGET_DEFAULTS',
+      'BUDGET_BUCKETS',
+      'normalizeBudget',
+      'budgetInit',
+      'budgetRecordRequest',
+      'budgetTryRetry',
+      'normalizeBucket',
+      'bucketInit',
+      'bucketTake',
+      'normalizeBulkhead',
+      'bulkheadInit',
+      'bulkheadAcquire',
+      'bulkheadRelease',
+    ],
+    types: [
+      'StoreAnswer',
+      'BreakerConfig',
+      'BreakerState',
+      'BreakerStateName',
+      'BreakerAdmission',
+      'BreakerOutcome',
+      'BreakerRecord',
+      'BreakerTransition',
+      'RetryBudgetConfig',
+      'BudgetState',
+      'BudgetRecord',
+      'BudgetDecision',
+      'TokenBucketConfig',
+      'BucketState',
+      'BulkheadConfig',
+      'BulkheadState',
+      'BulkheadAcquire',
+    ],
+  },
+  {
+    subpath: './instrument',
+    source: './src/entry/instrument.ts',
+    module: instrument,
+    values: ['DEVTOOLS_HOOK', 'addAttemptHeaders', 'redactUrl', 'REDACTED', 'SENSITIVE_HEADERS'],
+    types: [
+      'DevtoolsHook',
+      'AttemptHeadersHook',
+      'AttemptHeadersContext',
+      'RequestStartEvent',
+      'AttemptStartEvent',
+      'AttemptEndEvent',
+      'RetryScheduledEvent',
+      'RequestEndEvent',
+      'BreakerStateEvent',
+      'BudgetEvent',
+      'GuardWaitEvent',
+      'RequestOutcome',
+      'AttemptOutcome',
+      'AttemptPhase',
+      'ErrorSummary',
+      'DelayReason',
+      'GuardWaitReason',
+      'ScheduledDelay',
+      'RecordingEntry',
+      'EventLogLine',
+    ],
+  },
+];
+
+const coreDir = fileURLToPath(new URL('../packages/core/', import.meta.url));
+const sorted = (names: Iterable<string>) => [...names].sort();
+
+/** Every name each entry file exports, types included, as the TypeScript compiler sees them. */
+function compiledExports(): Map<string, string[]> {
+  const files = ENTRIES.map((entry) => fileURLToPath(new URL(entry.source, `file://${coreDir}`)));
+  const program = ts.createProgram(files, {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.Preserve,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+  });
+  const checker = program.getTypeChecker();
+  const names = new Map<string, string[]>();
+  ENTRIES.forEach((entry, i) => {
+    const file = program.getSourceFile(files[i] as string);
+    const symbol = file && checker.getSymbolAtLocation(file);
+    if (!symbol) throw new Error(`cannot read the exports of ${entry.source}`);
+    names.set(entry.subpath, sorted(checker.getExportsOfModule(symbol).map((s) => s.name)));
+  });
+  return names;
+}
+
+describe('@retryline/core exports', () => {
+  const compiled = compiledExports();
+
+  it.each(ENTRIES)('$subpath exports exactly its listed values', (entry) => {
+    expect(sorted(Object.keys(entry.module))).toEqual(sorted(entry.values));
+  });
+
+  it.each(ENTRIES)('$subpath exports exactly its listed values and types', (entry) => {
+    expect(compiled.get(entry.subpath)).toEqual(sorted([...entry.values, ...entry.types]));
+  });
+
+  it('the root stays a small front door: at most 70 names, values and types together', () => {
+    const [front] = ENTRIES;
+    expect((front?.values.length ?? 0) + (front?.types.length ?? 0)).toBeLessThanOrEqual(70);
+  });
+
+  it('exports each name from one entry only', () => {
+    const all = ENTRIES.flatMap((entry) => [...entry.values, ...entry.types]);
+    expect(all.filter((name, i) => all.indexOf(name) !== i)).toEqual([]);
+  });
+
+  it.each([
+    ['@retryline/fetch', fetchAdapter],
+    ['@retryline/axios', axiosAdapter],
+    ['@retryline/ky', kyAdapter],
+  ] as const)('%s re-exports every value of the root, so an app imports one package', (_name, adapter) => {
+    const module = adapter as Record<string, unknown>;
+    for (const name of Object.keys(root))
+      expect(module[name], name).toBe((root as Record<string, unknown>)[name]);
+  });
+
+  it('lists each entry in package.json exports, with the same conditions as the root', () => {
+    const manifest = JSON.parse(readFileSync(`${coreDir}package.json`, 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
+    expect(Object.keys(manifest.exports)).toEqual([
+      ...ENTRIES.map((entry) => entry.subpath),
+      './package.json',
+    ]);
+    for (const entry of ENTRIES) {
+      const name = entry.subpath === '.' ? 'index' : entry.subpath.slice(2);
+      expect(manifest.exports[entry.subpath], entry.subpath).toEqual({
+        '@retryline/source': entry.source,
+        import: { types: `./dist/${name}.d.ts`, default: `./dist/${name}.js` },
+        require: { types: `./dist/${name}.d.cts`, default: `./dist/${name}.cjs` },
+      });
+    }
+  });
+});
