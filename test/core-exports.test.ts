@@ -119,6 +119,8 @@ const ENTRIES: readonly Entry[] = [
       'prepareHttpOptions',
       'resolveHttpOptions',
       'requestRetryOptions',
+      // The retrying fetch the fetch-based adapters (fetch, ky) are built on.
+      'retryingFetch',
       // Judging a failure, and the steps the engine takes after one.
       'classifyTransportError',
       'isRetryableByDefault',

@@ -2,7 +2,7 @@ import { isRetrylineError } from '@retryline/core';
 import { TimeoutError } from 'ky';
 
 /**
- * Turns what `retryFetch` rejected with into what a ky user expects ky to throw:
+ * Turns what the retrying fetch rejected with into what a ky user expects ky to throw:
  *
  * - retries ended by the per-attempt `timeout` → ky's `TimeoutError` for the request, `cause`: the
  *   Retryline error (so `isTimeoutError(error)` and `instanceof TimeoutError` hold, as with ky's own);

@@ -1,6 +1,11 @@
 import type { HttpRetryOptions } from '@retryline/core';
-import { invalid, keepRetryInfo, retryInfoOf } from '@retryline/core/adapter';
-import { retryFetch } from '@retryline/fetch';
+import {
+  invalid,
+  keepRetryInfo,
+  prepareHttpOptions,
+  retryInfoOf,
+  retryingFetch,
+} from '@retryline/core/adapter';
 import type { BeforeRetryHook, Input, Options } from 'ky';
 import { toKyError } from './ky-error';
 
@@ -87,9 +92,9 @@ export function retryline(options: KyRetryOptions = {}): Options {
   if (!isPlainObject(options)) throw invalid('options', 'an object', options);
   const { fetch: given, ...policy } = options as KyRetryOptions;
   if (given !== undefined && typeof given !== 'function') throw invalid('fetch', 'a fetch function', given);
-  const send: typeof fetch = given ?? ((input, init) => globalThis.fetch(input, init));
-  // Validates the options now, so a mistake surfaces where the client is made.
-  const retrying = retryFetch(send, { ...policy, client: 'ky' });
+  // Validates the options now, so a mistake surfaces where the client is made. Without `given`,
+  // the global fetch is looked up per attempt.
+  const retrying = retryingFetch(given, prepareHttpOptions(policy), 'ky');
 
   let warned = false;
   const warnOnce = () => {
@@ -108,9 +113,8 @@ export function retryline(options: KyRetryOptions = {}): Options {
       if (perCall !== undefined && perCall !== false && !isPlainObject(perCall)) {
         throw invalid('retryline', 'an object or false', perCall);
       }
-      // fetch's own `retry` takes options or false as they are.
-      const retry = perCall as KyRequestRetryOptions | false | undefined;
-      return retrying(input, retry === undefined ? rest : { ...rest, retry }).then(
+      // The request's own options go to core apart from init, which fetch is given without them.
+      return retrying(input, rest, perCall as KyRequestRetryOptions | false | undefined).then(
         undefined,
         (error: unknown) => {
           const signal = rest.signal ?? (input instanceof Request ? input.signal : undefined);

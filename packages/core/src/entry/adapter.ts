@@ -1,7 +1,8 @@
 // `@retryline/core/adapter`: for code that builds on the engine rather than calling it — the HTTP
 // adapters (fetch, axios, ky), the axios-retry translation, the CLI, and an adapter for another
-// client. The request engine and its exchange contract, how a failure is classified, retry info
-// kept with what a request ended with, and the helpers every package validates options with.
+// client. The request engine and its exchange contract, the retrying fetch the fetch-based
+// adapters share, how a failure is classified, retry info kept with what a request ended with, and
+// the helpers every package validates options with.
 // An application imports `@retryline/core` (or its adapter) instead.
 export {
   classifyTransportError,
@@ -9,6 +10,7 @@ export {
   isRetryableByDefault,
   RETRYABLE_STATUSES,
 } from '../http/classify';
+export { retryingFetch } from '../http/fetch-exchange';
 export { encodeFormData } from '../http/form-data';
 export { type HeadersLike, headerValue } from '../http/headers';
 export { quotaSpentUntil } from '../http/quota';
