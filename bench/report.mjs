@@ -16,6 +16,7 @@ export const BENCHES = [
   { name: 'size', title: 'Bundle size', script: 'bench/size.mjs' },
   { name: 'decision', title: 'Decision cost', script: 'bench/decision.mjs' },
   { name: 'overhead', title: 'Happy-path overhead', script: 'bench/overhead.mjs' },
+  { name: 'cpu-overhead', title: 'CPU per request', script: 'bench/cpu-overhead.mjs' },
   { name: 'soak', title: 'Soak', script: 'bench/soak.mjs', nodeFlags: ['--expose-gc'] },
   { name: 'herd', title: 'Thundering herd', script: 'bench/herd.mjs' },
   { name: 'storm', title: 'Retry storm', script: 'bench/storm.mjs' },
@@ -26,6 +27,7 @@ export const BENCHES = [
 /** The targets of the performance contract that the report checks measured values against. */
 const TARGETS = {
   overheadRatio: 1.03,
+  cpuOverheadUs: 10,
   fetchMinGzipBytes: 4096,
   decisionNs: 1000,
   stormIncidentAmplification: 1.2,
@@ -43,6 +45,8 @@ const number = (value, decimals = 0) =>
 const bytes = (value) => `${number(value)} B`;
 const ms = (value, decimals = 2) => `${number(value, decimals)} ms`;
 const ns = (value) => `${number(value, 1)} ns`;
+const us = (value) => `${number(value, 1)} µs`;
+const plusUs = (value) => `${value >= 0 ? '+' : ''}${us(value)}`;
 const nsTarget = `${number(TARGETS.decisionNs)} ns`;
 const percent = (value) => `${number(value * 100, 1)} %`;
 const verdict = (ok) => (ok ? '✓' : '✗');
@@ -217,6 +221,100 @@ function overheadSection(result) {
     if (!base) continue;
     lines.push(
       `- ${row.variant}'s median is ${ratio(row.ratioToBare, TARGETS.overheadRatio)} ${base.variant}'s (${ms(row.medianMs, 3)} against ${ms(base.medianMs, 3)}, ${number((row.medianMs - base.medianMs) * 1000)} µs more per request).`,
+    );
+  }
+  return lines;
+}
+
+// The CPU target: per request over the bare client ≤ +10 µs for fetch and ky; for axios, whose
+// peer axios-retry is measured in the same run, no more than what axios-retry adds.
+const CPU_PEER = { '@retryline/axios': 'axios + axios-retry' };
+
+/** A Retryline adapter's CPU delta against its target: the absolute one, or its peer's delta. */
+function cpuCheck(result, row) {
+  const peer = result.rows.find((r) => r.variant === CPU_PEER[row.variant]);
+  if (peer?.cpuDeltaUs) {
+    return {
+      target: `≤ ${peer.variant}'s (${plusUs(peer.cpuDeltaUs.median)})`,
+      ok: row.cpuDeltaUs.median <= peer.cpuDeltaUs.median,
+      peer,
+    };
+  }
+  return { target: `≤ ${plusUs(TARGETS.cpuOverheadUs)}`, ok: row.cpuDeltaUs.median <= TARGETS.cpuOverheadUs };
+}
+
+const spreadText = ({ p25, p75 }) => `${plusUs(p25)} … ${plusUs(p75)}`;
+const intervalText = ({ ci95 }) => (ci95 ? `${plusUs(ci95[0])} … ${plusUs(ci95[1])}` : '—');
+
+/** Whether a median's 95 % interval lies on one side of `limit` (the run tells them apart) or not. */
+const resolved = ({ ci95 }, limit) => !ci95 || ci95[0] > limit || ci95[1] <= limit;
+
+function cpuOverheadSection(result) {
+  const rows = result.rows;
+  const floor = result.noiseFloor;
+  const checked = rows.filter((row) => isAdapterRow(row) && row.cpuDeltaUs);
+  const lines = [
+    `CPU time (user + system) the client process spends on one sequential GET on loopback, reading the body, with the server in a child process (${number(result.rounds)} interleaved rounds × ${number(result.perRound)} requests per variant${result.slice ? `, in slices of ${number(result.slice)} taken in turn` : ''}). Δ is the median over rounds of a variant's CPU per request minus its bare client's in the same round; the 95 % interval of that median is a bootstrap over the rounds, and the 25th–75th percentiles show how much one round's Δ varies. The A/A pair (bare fetch against a copy of itself) is the noise floor; the main thread's Δ (Linux, without V8's helper threads) is context. Target: @retryline/fetch and @retryline/ky ≤ ${plusUs(TARGETS.cpuOverheadUs)}, @retryline/axios no more than axios-retry adds. Latency is context, not checked.`,
+    '',
+    table(
+      [
+        'variant',
+        'compared with',
+        'CPU per request',
+        'Δ CPU',
+        '95 % interval',
+        'one round p25 … p75',
+        'Δ main thread',
+        'latency',
+        'Δ latency',
+        'target',
+        '',
+      ],
+      rows.map((row) => {
+        const check = checked.includes(row) ? cpuCheck(result, row) : undefined;
+        return [
+          row.variant,
+          row.baseline ?? '—',
+          us(row.cpuUsPerRequest.median),
+          row.cpuDeltaUs ? plusUs(row.cpuDeltaUs.median) : '—',
+          row.cpuDeltaUs ? intervalText(row.cpuDeltaUs) : '—',
+          row.cpuDeltaUs ? spreadText(row.cpuDeltaUs) : '—',
+          row.mainThreadDeltaUs ? plusUs(row.mainThreadDeltaUs.median) : '—',
+          us(row.wallMedianUs),
+          row.wallDeltaUs === null ? '—' : plusUs(row.wallDeltaUs),
+          check?.target ?? (row.variant === floor?.variant ? 'noise floor (A/A)' : ''),
+          check ? verdict(check.ok) : '',
+        ];
+      }),
+      ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'left'],
+    ),
+    '',
+  ];
+  if (floor) {
+    lines.push(
+      `- Noise floor: ${floor.variant} against ${floor.baseline}, the same code in another slot, differs by ${plusUs(floor.cpuDeltaUs.median)} (95 % interval ${intervalText(floor.cpuDeltaUs)}; one round's Δ ${spreadText(floor.cpuDeltaUs)}${floor.mainThreadDeltaUs ? `; main thread ${plusUs(floor.mainThreadDeltaUs.median)}` : ''}). A median Δ closer to a target than that interval's half-width is not resolved by this run.`,
+    );
+  }
+  for (const row of checked) {
+    const check = cpuCheck(result, row);
+    const base = rows.find((r) => r.variant === row.baseline);
+    const limit = check.peer ? check.peer.cpuDeltaUs.median : TARGETS.cpuOverheadUs;
+    const against = check.peer ? `, ${check.peer.variant} ${plusUs(check.peer.cpuDeltaUs.median)}` : '';
+    lines.push(
+      `- ${row.variant} adds ${plusUs(row.cpuDeltaUs.median)} (95 % interval ${intervalText(row.cpuDeltaUs)}) of CPU per request to ${row.baseline}${base ? `'s ${us(base.cpuUsPerRequest.median)}` : ''}${against}; target ${check.target}: ${verdict(check.ok)}${resolved(row.cpuDeltaUs, limit) ? '' : ', but the interval straddles the target, so this run does not settle it'}.`,
+    );
+  }
+  for (const pair of result.versus ?? []) {
+    const side = resolved(pair.cpuDeltaUs, 0)
+      ? `the interval lies ${pair.cpuDeltaUs.ci95?.[0] > 0 ? 'above' : 'at or below'} zero`
+      : 'the interval straddles zero';
+    lines.push(
+      `- Round by round, ${pair.variant} minus ${pair.against}: ${plusUs(pair.cpuDeltaUs.median)} (95 % interval ${intervalText(pair.cpuDeltaUs)}: ${side}${pair.mainThreadDeltaUs ? `; main thread ${plusUs(pair.mainThreadDeltaUs.median)}` : ''}).`,
+    );
+  }
+  if (result.loadAverage1m) {
+    lines.push(
+      `- Load average (1 min) ${number(result.loadAverage1m.before, 2)} before the run and ${number(result.loadAverage1m.after, 2)} after, on ${number(result.machine?.cores ?? 0)} cores; the run took ${number(result.seconds ?? 0)} s.`,
     );
   }
   return lines;
@@ -419,7 +517,7 @@ function stormCell(metric, format) {
   return `${show(metric.seed1)} (${show(metric.min)}–${show(metric.max)})`;
 }
 
-/** Retryline defaults against the storm targets, worst case over the seeds. */
+/** Retryline defaults against the storm targets, worst case over all seeds. */
 function stormVerdicts(policy) {
   const amplification = policy.incidentAmplification.max;
   const recovery = policy.recoveredAfterMs.max;
@@ -433,7 +531,7 @@ function stormSection(storm) {
   const tail =
     storm.incidentTailMs === undefined ? 'some seconds' : `${number(storm.incidentTailMs / 1000)} s`;
   const lines = [
-    `${describeServer(storm.scenarios[0].server)} Each policy sees the same arrivals. Incident amplification is attempts per first attempt of the requests that arrived during the stall and the ${tail} after it; recovery is how long after the stall's end the backlog cleared (every request a worker starts had waited under a quarter of the timeout). Each cell: seed 1, then (min–max) over the seeds when they differ. Targets for Retryline defaults (worst seed): incident amplification < ${ratio(TARGETS.stormIncidentAmplification)}, recovery ≤ ${ms(TARGETS.stormRecoveryMs, 0)}.`,
+    `${describeServer(storm.scenarios[0].server)} Each policy sees the same arrivals. Incident amplification is attempts per first attempt of the requests that arrived during the stall and the ${tail} after it; recovery is how long after the stall's end the backlog cleared (every request a worker starts had waited under a quarter of the timeout). Each cell: seed 1, then (min–max) over all seeds when they differ. Targets for Retryline defaults (worst seed): incident amplification < ${ratio(TARGETS.stormIncidentAmplification)}, recovery ≤ ${ms(TARGETS.stormRecoveryMs, 0)}.`,
   ];
   storm.scenarios.forEach((scenario, index) => {
     const letter = String.fromCharCode(97 + index);
@@ -494,7 +592,7 @@ function stormFacts(scenario) {
     const { amplification, recovery } = stormVerdicts(defaults);
     const worstRecovery = defaults.recoveredAfterMs.max;
     facts.push(
-      `- Retryline defaults: incident amplification at most ${ratio(defaults.incidentAmplification.max, TARGETS.stormIncidentAmplification)} over the seeds (target < ${ratio(TARGETS.stormIncidentAmplification)}: ${verdict(amplification)}); the backlog cleared ${worstRecovery === null ? 'not within the run for at least one seed' : `at most ${ms(worstRecovery, 0)} after the stall`} (target ≤ ${ms(TARGETS.stormRecoveryMs, 0)}: ${verdict(recovery)}).`,
+      `- Retryline defaults: incident amplification at most ${ratio(defaults.incidentAmplification.max, TARGETS.stormIncidentAmplification)} over all seeds (target < ${ratio(TARGETS.stormIncidentAmplification)}: ${verdict(amplification)}); the backlog cleared ${worstRecovery === null ? 'not within the run for at least one seed' : `at most ${ms(worstRecovery, 0)} after the stall`} (target ≤ ${ms(TARGETS.stormRecoveryMs, 0)}: ${verdict(recovery)}).`,
     );
   }
   for (const policy of scenario.policies) {
@@ -581,6 +679,7 @@ function viewerSection(result) {
 
 const SECTIONS = {
   overhead: overheadSection,
+  'cpu-overhead': cpuOverheadSection,
   size: sizeSection,
   decision: decisionSection,
   soak: soakSection,
@@ -590,7 +689,17 @@ const SECTIONS = {
   'viewer-render': viewerSection,
 };
 /** The report's order: the contract's figures first, then the simulations, then the integrations. */
-const ORDER = ['overhead', 'size', 'decision', 'soak', 'herd', 'storm', 'redis-latency', 'viewer-render'];
+const ORDER = [
+  'overhead',
+  'cpu-overhead',
+  'size',
+  'decision',
+  'soak',
+  'herd',
+  'storm',
+  'redis-latency',
+  'viewer-render',
+];
 
 // --- Summary -----------------------------------------------------------------------------------
 
@@ -607,6 +716,24 @@ function summaryRows(results) {
       ]);
     }
   } else rows.push([`adapter overhead ≤ ${ratio(TARGETS.overheadRatio)}`, ...missing('overhead').slice(1)]);
+  const cpu = results['cpu-overhead'];
+  if (cpu) {
+    const floor = cpu.noiseFloor?.cpuDeltaUs;
+    const noise = floor ? `; A/A noise floor ${plusUs(floor.median)} (${intervalText(floor)})` : '';
+    for (const row of cpu.rows.filter((r) => isAdapterRow(r) && r.cpuDeltaUs)) {
+      const check = cpuCheck(cpu, row);
+      rows.push([
+        `${row.variant} CPU per request over ${row.baseline} ${check.peer ? `≤ ${check.peer.variant}'s` : `≤ ${plusUs(TARGETS.cpuOverheadUs)}`} (median over rounds)`,
+        `${plusUs(row.cpuDeltaUs.median)} (${intervalText(row.cpuDeltaUs)})${check.peer ? ` against ${plusUs(check.peer.cpuDeltaUs.median)}` : ''}${noise}`,
+        verdict(check.ok),
+      ]);
+    }
+  } else {
+    rows.push([
+      `adapter CPU per request ≤ ${plusUs(TARGETS.cpuOverheadUs)} (axios: ≤ axios-retry's)`,
+      ...missing('cpu-overhead').slice(1),
+    ]);
+  }
   const fetchRow = results.size?.rows.find((row) => row.name.startsWith('@retryline/fetch'));
   rows.push(
     fetchRow
@@ -644,7 +771,7 @@ function summaryRows(results) {
           verdict(checks.recovery),
         ],
       );
-      // The issue's comparison: better than every peer's defaults on both counts (seed 1), or not.
+      // The peer comparison: better than every peer's defaults on both counts (seed 1), or not.
       const peers = scenario.policies.filter((p) => /axios-retry|ky|immediate/.test(p.policy));
       const recoveredBy = (p) => p.recoveredAfterMs.seed1 ?? Number.POSITIVE_INFINITY;
       const behind = peers.filter(
