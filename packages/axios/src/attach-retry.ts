@@ -232,7 +232,7 @@ async function readBody(
   const signal = config.signal as AbortSignal | undefined;
   const stopFollowing = followAbort(response);
   try {
-    await collect(data as BodyStream, chunks);
+    for await (const chunk of data as AsyncIterable<Uint8Array>) chunks.push(chunk);
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     if (axios.isAxiosError(error)) throw error;
@@ -257,31 +257,6 @@ async function readBody(
   const text = responseType === 'arraybuffer' ? undefined : bytes.toString(responseEncoding);
   const bom = (!responseEncoding || responseEncoding === 'utf8') && text?.charCodeAt(0) === 0xfeff;
   response.data = text === undefined ? bytes : bom ? text.slice(1) : text;
-}
-
-/** The part of a Node readable stream a body is read through. */
-interface BodyStream {
-  on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
-  once(event: 'end' | 'close', listener: () => void): unknown;
-  once(event: 'error', listener: (error: unknown) => void): unknown;
-  readonly readableEnded?: boolean;
-}
-
-/**
- * Reads `stream` to its end into `chunks`, through its events: an async iterator over a Node stream
- * costs a promise per chunk, several microseconds a response. Rejects as iterating would: with the
- * stream's error, or a premature close when it is destroyed before its end.
- */
-function collect(stream: BodyStream, chunks: Uint8Array[]): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    stream.on('data', (chunk) => chunks.push(chunk));
-    stream.once('end', () => resolve());
-    stream.once('error', reject);
-    stream.once('close', () => {
-      if (stream.readableEnded) return resolve();
-      reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    });
-  });
 }
 
 /**
