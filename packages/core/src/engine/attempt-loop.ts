@@ -633,8 +633,11 @@ class AttemptLoop<V> {
   /** One attempt, from admission to the wait after it: the request's result, or `undefined` to go on. */
   async #attempt(): Promise<LoopResult<V> | undefined> {
     const running = this.#begin();
-    const refused = await this.#admit(running);
-    if (refused) return refused;
+    const admitting = this.#admit(running);
+    if (admitting) {
+      const refused = await admitting;
+      if (refused) return refused;
+    }
     const result = await this.#send(running);
     const verdict = await this.#judge(running, result);
     if (verdict.action === 'return') {
@@ -678,34 +681,66 @@ class AttemptLoop<V> {
   }
 
   /**
-   * Asks the guards to let the attempt go (the first attempt the caller made was admitted already).
-   * A refusal of a retry's attempt hands back the last response as it came; a refusal of the
-   * request's first attempt, or after a failure that left no response, rejects with its error.
+   * Asks the guards to let the attempt go (the first attempt the caller made was admitted already):
+   * `undefined` when they did at once; else a promise of the request's result when the attempt is
+   * not sent (see {@link #refused}), or of `undefined` once it may go.
    */
-  async #admit(running: Running<V>): Promise<LoopResult<V> | undefined> {
+  #admit(running: Running<V>): Promise<LoopResult<V> | undefined> | undefined {
     const { context, made, control } = running;
-    const spec = this.#spec;
-    let refusal: Refusal | undefined;
+    let admitted: ReturnType<NonNullable<LoopSpec<V>['admit']>>;
     try {
-      const admitted = made ? undefined : spec.admit?.(context);
-      if (admitted instanceof Promise) {
-        refusal = await admitted;
-        running.sentAt = this.#clock.now();
-        // A wait is a wait: what a guard held the attempt for counts like a backoff.
-        this.#countGuardWaits(context.attempt - 1);
-      } else refusal = admitted;
+      admitted = made ? undefined : this.#spec.admit?.(context);
     } catch (error) {
       control?.done();
-      // A guard's wait an abort cut short counts what passed, as a backoff's does.
       this.#countGuardWaits(context.attempt - 1);
       return this.#unadmitted(error);
     }
-    if (!refusal && !this.#aborted?.aborted) {
-      // Admitted: the retry goes out, and the response it would have stood in for is let go.
-      this.#release();
-      return undefined;
+    // Awaited only when a guard answers through a promise: otherwise the attempt goes out within
+    // the caller's call, with no turn of the event loop in between.
+    return admitted instanceof Promise
+      ? this.#admitLater(running, admitted)
+      : this.#admitted(running, admitted);
+  }
+
+  /** A guard that answers through a promise (a wait, a shared store): the attempt goes out after. */
+  async #admitLater(
+    running: Running<V>,
+    admitted: Promise<Refusal | undefined>,
+  ): Promise<LoopResult<V> | undefined> {
+    const attempt = running.context.attempt;
+    let refusal: Refusal | undefined;
+    try {
+      refusal = await admitted;
+    } catch (error) {
+      running.control?.done();
+      // A guard's wait an abort cut short counts what passed, as a backoff's does.
+      this.#countGuardWaits(attempt - 1);
+      return this.#unadmitted(error);
     }
-    control?.done();
+    running.sentAt = this.#clock.now();
+    // A wait is a wait: what a guard held the attempt for counts like a backoff.
+    this.#countGuardWaits(attempt - 1);
+    return this.#admitted(running, refusal);
+  }
+
+  /** Admitted (the response a retry would have stood in for is let go), or refused. */
+  #admitted(
+    running: Running<V>,
+    refusal: Refusal | undefined,
+  ): Promise<LoopResult<V> | undefined> | undefined {
+    if (refusal || this.#aborted?.aborted) return this.#refused(running, refusal);
+    this.#release();
+    return undefined;
+  }
+
+  /**
+   * The attempt is not sent: refused by a guard, or the request aborted while a guard answered. A
+   * refusal of a retry's attempt hands back the last response as it came; a refusal of the
+   * request's first attempt, or after a failure that left no response, rejects with its error.
+   */
+  async #refused(running: Running<V>, refusal: Refusal | undefined): Promise<LoopResult<V>> {
+    const spec = this.#spec;
+    running.control?.done();
     await spec.release?.();
     this.#state = withAttempts(this.#state, this.#state.attempts - 1);
     if (!refusal) {
