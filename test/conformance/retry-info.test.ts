@@ -1,11 +1,5 @@
 import { attachRetry, getRetryInfo as axiosRetryInfo } from '@retryline/axios';
-import {
-  type HttpRetryOptions,
-  type RetryInfo,
-  seededRandom,
-  type VirtualClock,
-  virtualClock,
-} from '@retryline/core';
+import { type HttpRetryOptions, type RetryInfo, seededRandom, virtualClock } from '@retryline/core';
 import type { ScheduledDelay } from '@retryline/core/instrument';
 import { getRetryInfo as fetchRetryInfo, retryFetch } from '@retryline/fetch';
 import { getRetryInfo as kyRetryInfo, retryline } from '@retryline/ky';
@@ -13,7 +7,7 @@ import axios, { CanceledError } from 'axios';
 import ky from 'ky';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FaultServer, type Step, startFaultServer } from '../support/fault-server';
-import { observe } from '../support/observe';
+import { onClock, untilWaiting } from '../support/on-clock';
 import { settle } from '../support/settle';
 import { type Driver, drivers } from './drivers';
 import { spentBudget } from './scenarios';
@@ -44,21 +38,6 @@ function onVirtualTime(options: HttpRetryOptions = {}) {
     random: seededRandom(7),
   };
   return { clock, options: { ...base, ...options } };
-}
-
-/** Waits for `work`, letting the clock's waits pass as soon as they are due. */
-async function onClock<T>(clock: VirtualClock, work: Promise<T>): Promise<T> {
-  const watched = observe(work);
-  while (!watched.state.settled) {
-    await clock.runAll();
-    if (!watched.state.settled) await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return work;
-}
-
-/** Resolves once the clock holds `count` sleeps: that many requests are waiting on it. */
-async function untilWaiting(clock: VirtualClock, count: number): Promise<void> {
-  while (clock.pending() < count) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
 /** An info's shape: each key with the type of its value (each delay's too), in key order. */

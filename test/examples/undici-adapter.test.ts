@@ -5,13 +5,13 @@ import {
   isRetrylineError,
   type RetrylineEvent,
   seededRandom,
-  type VirtualClock,
   virtualClock,
 } from '@retryline/core';
 import { buildConnector, FormData, Pool, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { getRetryInfo, type ResponseData, retryUndici } from '../../examples/undici-adapter';
 import { observe } from '../support/observe';
+import { onClock } from '../support/on-clock';
 import { useFaultServer } from '../support/use-fault-server';
 
 // examples/undici-adapter.ts, the adapter packages/core/ADAPTERS.md walks through, against the real
@@ -28,17 +28,6 @@ async function until(done: () => boolean, what: string): Promise<void> {
     if (round > 3000) throw new Error(`still waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
-}
-
-/** Settles `work`, firing each of the clock's waits as soon as it is due. */
-async function onClock<T>(clock: VirtualClock, work: Promise<T>): Promise<T> {
-  const watched = observe(work);
-  for (let round = 0; !watched.state.settled; round++) {
-    if (round > 3000) throw new Error('the request is still pending');
-    await clock.runAll();
-    if (!watched.state.settled) await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return work;
 }
 
 /** A client on a virtual clock, its events kept in `events`. */

@@ -10,20 +10,17 @@ import {
   pacing,
   retryBudget,
   seededRandom,
-  type VirtualClock,
   virtualClock,
 } from '@retryline/core';
 import { retryFetch } from '@retryline/fetch';
 import { describe, expect, it } from 'vitest';
+import { untilWaiting } from '../support/on-clock';
 import { settle } from '../support/settle';
 import { useFaultServer } from '../support/use-fault-server';
 
 const server = useFaultServer();
 const T0 = Date.UTC(2026, 0, 1);
 
-async function untilWaiting(clock: VirtualClock): Promise<void> {
-  while (clock.pending() === 0) await new Promise((resolve) => setTimeout(resolve, 1));
-}
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe('places are freed on every path', () => {

@@ -10,11 +10,11 @@ import {
   retry,
   retryBudget,
   seededRandom,
-  type VirtualClock,
   virtualClock,
 } from '@retryline/core';
 import { getRetryInfo, retryFetch } from '@retryline/fetch';
 import { describe, expect, it } from 'vitest';
+import { onClock } from '../support/on-clock';
 import { settle } from '../support/settle';
 import { useFaultServer } from '../support/use-fault-server';
 
@@ -171,18 +171,6 @@ describe('per-request options override policy, never state', () => {
 
 describe('a guard that refuses a retry (not the first attempt) leaves the result shape alone', () => {
   const T0 = Date.UTC(2026, 0, 1);
-  async function onClock<T>(clock: VirtualClock, work: Promise<T>): Promise<T> {
-    let done = false;
-    work.then(
-      () => (done = true),
-      () => (done = true),
-    );
-    while (!done) {
-      await clock.runAll();
-      if (!done) await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-    return work;
-  }
 
   it('fetch resolves the last 503 (stoppedBy breaker) when the breaker it opened refuses the retry', async () => {
     server.script('/flap', [{ status: 503 }]);

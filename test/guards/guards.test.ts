@@ -10,12 +10,12 @@ import {
   retryBudget,
   seededRandom,
   subscribe,
-  type VirtualClock,
   virtualClock,
 } from '@retryline/core';
 import { describe, expect, it } from 'vitest';
 import { axiosDriver, type Driver, drivers, fetchDriver } from '../conformance/drivers';
 import { observe } from '../support/observe';
+import { onClock, untilWaiting } from '../support/on-clock';
 import { useFaultServer } from '../support/use-fault-server';
 
 // The breaker and the retry budget, wired through every adapter, against the real fault server.
@@ -34,24 +34,6 @@ const onVirtualTime = (options: HttpRetryOptions) => {
   const clock = virtualClock(T0);
   return { clock, options: { ...fast, clock, random: seededRandom(13), ...options } };
 };
-
-/**
- * Waits for `work` while letting the clock's waits pass as soon as they are due: each round fires
- * every pending sleep, then gives the sockets a turn, until `work` settles.
- */
-async function onClock<T>(clock: VirtualClock, work: Promise<T>): Promise<T> {
-  const watched = observe(work);
-  while (!watched.state.settled) {
-    await clock.runAll();
-    if (!watched.state.settled) await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return work;
-}
-
-/** Resolves once the clock holds a sleep: a request is waiting on it. */
-async function untilWaiting(clock: VirtualClock): Promise<void> {
-  while (clock.pending() === 0) await new Promise((resolve) => setTimeout(resolve, 1));
-}
 
 describe.each(drivers)('guards through $name', (driver) => {
   it('a breaker opens after consecutive failures, fails fast without sending, and closes after a good trial', async () => {

@@ -3,13 +3,12 @@ import {
   pacing,
   type RetrylineEvent,
   seededRandom,
-  type VirtualClock,
   virtualClock,
 } from '@retryline/core';
 import { localStore } from '@retryline/core/store';
 import { describe, expect, it } from 'vitest';
 import { type Driver, drivers, type Outcome } from '../conformance/drivers';
-import { observe } from '../support/observe';
+import { onClock } from '../support/on-clock';
 import { useFaultServer } from '../support/use-fault-server';
 
 /**
@@ -58,19 +57,6 @@ const FIELDS: ReadonlyArray<readonly [string, (value: string) => Record<string, 
 ];
 
 const STATUSES = [200, 429, 503] as const;
-
-/**
- * Waits for `work` while letting the clock's waits pass as soon as they are due: each round fires
- * every pending sleep, then gives the sockets a turn, until `work` settles.
- */
-async function onClock<T>(clock: VirtualClock, work: Promise<T>): Promise<T> {
-  const watched = observe(work);
-  while (!watched.state.settled) {
-    await clock.runAll();
-    if (!watched.state.settled) await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return work;
-}
 
 /** Every wait a request's events report, named for the message of a failing assertion. */
 function waitsOf(events: readonly RetrylineEvent[]): Array<readonly [string, number]> {
