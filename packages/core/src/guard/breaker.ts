@@ -11,12 +11,9 @@ import {
   checkObject,
   type GuardValue,
   type GuardValueOptions,
+  guardHome,
   guardValue,
-  inspectable,
   iso,
-  keyFunction,
-  keyOption,
-  storeResolver,
   unsent,
 } from './guard';
 import { type GuardStore, IDLE_MS, memoryOf, type Slot, type Store, step } from './store';
@@ -379,23 +376,21 @@ export function breakerOps(store: GuardStore): Pick<Store, 'breakerAdmit' | 'bre
  */
 export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBreaker {
   const config = Object.freeze(normalizeBreaker(options));
-  const stores = storeResolver(own(options, 'store'));
-  const ownKey = keyOption(options);
+  const home = guardHome('breaker', options);
   return guardValue<'breaker', CircuitBreaker>(
     {
       kind: 'breaker',
       config,
       state(key, now = systemClock.now()) {
-        const memory = inspectable(stores.home(), 'breaker');
-        const slot = memory?.table('breakers', idle).get(key);
+        const slot = home.table('breakers', idle)?.get(key);
         return breakerSnapshot(slot ? slot.state : initialBreakerState(), config, now);
       },
     },
     (binding) => {
-      const ops = breakerOps(stores.forClient(binding));
+      const ops = breakerOps(home.forClient(binding));
       return {
         kind: 'breaker',
-        keyOf: keyFunction(ownKey, binding),
+        keyOf: home.keyFor(binding),
         session({ key, policy, emit, label }) {
           // Whether the admitted attempt is one of the half-open trials.
           let trial = false;

@@ -11,16 +11,7 @@ import { BulkheadRejectedError } from '../errors';
 import { randomUuid } from '../events/request-id';
 import { invalid, own } from '../policy/normalize';
 import type { Clock } from '../time/clock';
-import {
-  type GuardValue,
-  type GuardValueOptions,
-  guardValue,
-  inspectable,
-  keyFunction,
-  keyOption,
-  storeResolver,
-  unsent,
-} from './guard';
+import { type GuardValue, type GuardValueOptions, guardHome, guardValue, unsent } from './guard';
 import { type GuardStore, memoryOf, type Store } from './store';
 
 /** Bulkhead options. */
@@ -254,25 +245,23 @@ function wakeOrPoll(
  */
 export function bulkhead(options: BulkheadValueOptions): Bulkhead {
   const config = Object.freeze(normalizeBulkhead(options));
-  const stores = storeResolver(own(options, 'store'));
-  const ownKey = keyOption(options);
+  const home = guardHome('bulkhead', options);
   return guardValue<'bulkhead', Bulkhead>(
     {
       kind: 'bulkhead',
       config,
       state(key) {
-        const memory = inspectable(stores.home(), 'bulkhead');
-        const state = memory?.table<BulkheadState, BulkheadConfig>('bulkheads', never).get(key)?.state;
+        const state = home.table<BulkheadState, BulkheadConfig>('bulkheads', never)?.get(key)?.state;
         return { active: state?.active.length ?? 0, queued: state?.queue.length ?? 0 };
       },
     },
     (binding) => {
-      const store = stores.forClient(binding);
+      const store = home.forClient(binding);
       const ops = bulkheadOps(store);
       const pollMs = (store as Partial<Store>).pollMs;
       return {
         kind: 'bulkhead',
-        keyOf: keyFunction(ownKey, binding),
+        keyOf: home.keyFor(binding),
         session({ key, policy, label, waited }) {
           const { clock } = policy;
           let holder: string | undefined;

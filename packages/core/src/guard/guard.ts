@@ -11,7 +11,16 @@ import type { Emit } from '../events/emitter';
 import { originOf } from '../http/origin';
 import { invalid, optionalFunction, own } from '../policy/normalize';
 import type { ResolvedPolicy } from '../policy/options';
-import { expectStore, type GuardStore, isClientOwned, memoryOf, memoryStore } from './store';
+import {
+  expectStore,
+  type GuardStore,
+  type IdleRule,
+  isClientOwned,
+  type MemoryStoreSize,
+  memoryOf,
+  memoryStore,
+  type Slot,
+} from './store';
 
 /** The request a guard keys its state by. */
 export interface GuardRequest {
@@ -136,37 +145,38 @@ export function bindGuard(name: string, kind: GuardKind, factory: string, value:
 }
 
 /**
- * Where a guard value keeps its state (see {@link GuardValueOptions.store}), settled once, so that
- * one value is one guard wherever it is given: the store it was made with; else, at its first
- * binding, the store that client was given, or a memory store of its own. Every later client
- * shares that state, whatever store it has.
+ * What a guard value keeps of its `store` and `key` options, checked when it is made. Its state
+ * is settled once, so that one value is one guard wherever it is given: the store it was made
+ * with; else, at its first binding, the store that client was given, or a memory store of its own.
+ * Every later client shares that state, whatever store it has.
  */
-export function storeResolver(given: unknown) {
+export function guardHome(guard: string, options: GuardValueOptions) {
+  const given = own(options, 'store');
   let home: GuardStore | undefined = given === undefined ? undefined : expectStore('store', given);
+  const ownKey = optionalFunction<GuardKeyFunction>('key', own(options, 'key'));
   return {
     /** The store for a client bound with `binding`: the guard's home, settled on first use. */
     forClient(binding: Binding): GuardStore {
       home ??= binding.store !== undefined && !isClientOwned(binding.store) ? binding.store : memoryStore();
       return home;
     },
-    /** Where the state lives, once settled: `undefined` while no client has used the guard. */
-    home: (): GuardStore | undefined => home,
+    /** The guard's key function for a client (`path`: with the first path segment, for pacing). */
+    keyFor: (binding: Binding, path = false) => keyFunction(ownKey, binding, path),
+    /**
+     * The memory table `state()` reads: `undefined` while no client has used the guard (it holds
+     * nothing yet); a clear error for a guard whose state is in a shared store.
+     */
+    table<S, C>(name: keyof MemoryStoreSize, idle: IdleRule<S, C>): Map<string, Slot<S, C>> | undefined {
+      if (home === undefined) return undefined;
+      const memory = memoryOf(home);
+      if (!memory) {
+        throw new TypeError(
+          `${guard}.state() reads state kept in this process's memory; this ${guard} keeps its state in a shared store: inspect the store instead`,
+        );
+      }
+      return memory.table(name, idle);
+    },
   };
-}
-
-/**
- * The memory tables behind `store`, for a guard's `state()` (`undefined` before any client used the
- * guard: it holds nothing yet); a clear error for a shared store.
- */
-export function inspectable(store: GuardStore | undefined, guard: string) {
-  if (store === undefined) return undefined;
-  const memory = memoryOf(store);
-  if (!memory) {
-    throw new TypeError(
-      `${guard}.state() reads state kept in this process's memory; this ${guard} keeps its state in a shared store: inspect the store instead`,
-    );
-  }
-  return memory;
 }
 
 /**
@@ -224,7 +234,3 @@ export function checkObject(name: string, input: unknown, expected: string): voi
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     throw invalid(name, expected, input);
 }
-
-/** A factory's `key` option, checked when the guard is made. */
-export const keyOption = (options: GuardValueOptions): GuardKeyFunction | undefined =>
-  optionalFunction<GuardKeyFunction>('key', own(options, 'key'));

@@ -11,19 +11,16 @@ import { RateLimitedError } from '../errors';
 import type { HeadersLike } from '../http/headers';
 import { quotaSpentUntil } from '../http/quota';
 import { parseSpentQuota, type RetryHint } from '../http/retry-hint';
-import { MAX_DELAY_LIMIT, own } from '../policy/normalize';
+import { MAX_DELAY_LIMIT } from '../policy/normalize';
 import { systemClock } from '../time/clock';
 import {
   type BoundGuard,
   checkObject,
   type GuardValue,
   type GuardValueOptions,
+  guardHome,
   guardValue,
-  inspectable,
   iso,
-  keyFunction,
-  keyOption,
-  storeResolver,
   unsent,
 } from './guard';
 import { type GuardStore, memoryOf, type Slot, type Store, type StoreAnswer } from './store';
@@ -97,22 +94,20 @@ const paused = (until: number | undefined, now: number): until is number =>
  */
 export function pacing(options: PacingOptions = {}): Pacing {
   checkObject('pacing', options, 'an object of pacing options');
-  const stores = storeResolver(own(options, 'store'));
-  const ownKey = keyOption(options);
+  const home = guardHome('pacing', options);
   return guardValue<'pacing', Pacing>(
     {
       kind: 'pacing',
       state(key, now = systemClock.now()) {
-        const memory = inspectable(stores.home(), 'pacing');
-        const until = memory?.table('pacing', idle).get(key)?.state;
+        const until = home.table('pacing', idle)?.get(key)?.state;
         return { until: paused(until, now) ? until : undefined };
       },
     },
     (binding): BoundPacing => {
-      const ops = pacingOps(stores.forClient(binding));
+      const ops = pacingOps(home.forClient(binding));
       return {
         kind: 'pacing',
-        keyOf: keyFunction(ownKey, binding, true),
+        keyOf: home.keyFor(binding, true),
         spentUntil: (status, failed, headers, hint, now) =>
           failed ? quotaSpentUntil(status, headers, hint) : parseSpentQuota(headers, now)?.retryAt,
         session({ key, policy, label, waited }) {

@@ -7,17 +7,7 @@
 import { RateLimitedError } from '../errors';
 import { invalid, own } from '../policy/normalize';
 import { systemClock } from '../time/clock';
-import {
-  type GuardValue,
-  type GuardValueOptions,
-  guardValue,
-  inspectable,
-  iso,
-  keyFunction,
-  keyOption,
-  storeResolver,
-  unsent,
-} from './guard';
+import { type GuardValue, type GuardValueOptions, guardHome, guardValue, iso, unsent } from './guard';
 import { type GuardStore, IDLE_MS, memoryOf, type Slot, type Store, step } from './store';
 import {
   type BucketState,
@@ -93,26 +83,24 @@ export function rateLimiter(options: RateLimiterOptions): RateLimiter {
   const given = own(options, 'mode');
   const mode = given === undefined ? 'wait' : given;
   if (mode !== 'wait' && mode !== 'reject') throw invalid('limiter.mode', "one of 'wait', 'reject'", mode);
-  const stores = storeResolver(own(options, 'store'));
-  const ownKey = keyOption(options);
+  const home = guardHome('limiter', options);
   return guardValue<'limiter', RateLimiter>(
     {
       kind: 'limiter',
       config,
       mode,
       state(key, now = systemClock.now()) {
-        const memory = inspectable(stores.home(), 'limiter');
-        const slot = memory?.table('limiters', idle).get(key);
+        const slot = home.table('limiters', idle)?.get(key);
         // Taking nothing refills the bucket as of `now` and changes nothing else.
         const taken = bucketTake(slot ? slot.state : bucketInit(config, now), config, 0, now);
         return { tokens: taken.state.tokens, capacity: config.capacity };
       },
     },
     (binding) => {
-      const ops = limiterOps(stores.forClient(binding));
+      const ops = limiterOps(home.forClient(binding));
       return {
         kind: 'limiter',
-        keyOf: keyFunction(ownKey, binding),
+        keyOf: home.keyFor(binding),
         session: ({ key, policy, label, waited }) => ({
           async admit(attempt, deadlineAt) {
             const { clock } = policy;

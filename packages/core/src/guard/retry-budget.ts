@@ -23,11 +23,9 @@ import {
   type GuardRequest,
   type GuardValue,
   type GuardValueOptions,
+  guardHome,
   guardValue,
-  inspectable,
   keyFunction,
-  keyOption,
-  storeResolver,
 } from './guard';
 import { type GuardStore, IDLE_MS, keep, memoryOf, type Slot, type Store, step } from './store';
 
@@ -331,19 +329,17 @@ export interface BoundBudget {
  */
 export function retryBudget(options: RetryBudgetValueOptions = {}): RetryBudget {
   const config = Object.freeze(normalizeBudget(options));
-  const stores = storeResolver(own(options, 'store'));
-  const ownKey = keyOption(options);
+  const home = guardHome('budget', options);
   return guardValue<'budget', RetryBudget>(
     {
       kind: 'budget',
       config,
       state(key, now = systemClock.now()) {
-        const memory = inspectable(stores.home(), 'budget');
-        const slot = memory?.table('budgets', idle).get(key);
+        const slot = home.table('budgets', idle)?.get(key);
         return budgetSnapshot(slot ? slot.state : budgetInit(), config, now);
       },
     },
-    (binding) => bindBudget(config, stores.forClient(binding), keyFunction(ownKey, binding)),
+    (binding) => bindBudget(config, home.forClient(binding), home.keyFor(binding)),
   );
 }
 
