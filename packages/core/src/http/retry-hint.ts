@@ -31,7 +31,7 @@ export interface RetryHint {
 }
 
 /** Reads one header value into a delay in milliseconds (unclamped), or `undefined` if malformed. */
-type DelayReader = (value: string, headers: HeadersLike | undefined, now: number) => number | undefined;
+type DelayReader = (value: string, now: number) => number | undefined;
 
 const DIGITS = /^\d+$/;
 const DECIMAL = /^\d+(?:\.\d+)?$/;
@@ -68,8 +68,11 @@ const SECOND = 1000;
  */
 export function parseRetryHint(headers: HeadersLike | undefined, now: number): RetryHint | undefined {
   expectNow(now);
-  for (const [source, read] of READERS) {
-    const hint = readHint(headers, source, read, now);
+  for (const [source, header] of HINT_ORDER) {
+    const value = headerValue(headers, source);
+    // A reset is no wait while its remaining count says quota is left.
+    if (value === undefined || (header.remaining && hasQuotaLeft(headers, header.remaining))) continue;
+    const hint = readHint(source, value, header.read, now);
     if (hint) return hint;
   }
   return undefined;
@@ -94,15 +97,16 @@ export function parseRetryHint(headers: HeadersLike | undefined, now: number): R
  */
 export function parseSpentQuota(headers: HeadersLike | undefined, now: number): RetryHint | undefined {
   expectNow(now);
-  return (
-    readHint(headers, 'ratelimit', readRateLimit, now) ??
-    (saysNoneLeft(headerValue(headers, 'ratelimit-remaining'))
-      ? readHint(headers, 'ratelimit-reset', readResetTime, now)
-      : undefined) ??
-    (saysNoneLeft(headerValue(headers, 'x-ratelimit-remaining'))
-      ? readHint(headers, 'x-ratelimit-reset', readXResetTime, now)
-      : undefined)
-  );
+  for (const [source, header] of HINT_ORDER) {
+    // A reset speaks of a spent quota only once its remaining count says zero (read first: most
+    // responses carry no remaining count, and then the reset is not read at all).
+    if (!header.quota || (header.remaining && !saysNoneLeft(headerValue(headers, header.remaining))))
+      continue;
+    const value = headerValue(headers, source);
+    const hint = value === undefined ? undefined : readHint(source, value, header.read, now);
+    if (hint) return hint;
+  }
+  return undefined;
 }
 
 /** Whether a remaining-quota count is zero (`0`, `00`, `0.0`), allowing surrounding whitespace. */
@@ -116,16 +120,14 @@ function expectNow(now: number): void {
   }
 }
 
-/** The hint `source` gives, if it is there and parses. */
+/** The hint a header's value gives, if it parses. */
 function readHint(
-  headers: HeadersLike | undefined,
   source: RetryHintSource,
+  value: string,
   read: DelayReader,
   now: number,
 ): RetryHint | undefined {
-  const value = headerValue(headers, source);
-  if (value === undefined) return undefined;
-  const delay = clampDelay(read(value, headers, now));
+  const delay = clampDelay(read(value, now));
   return delay === undefined ? undefined : { delay, retryAt: now + delay, source, value };
 }
 
@@ -136,7 +138,7 @@ function clampDelay(ms: number | undefined): number | undefined {
 }
 
 // RFC 9110 §10.2.3: Retry-After = HTTP-date / delay-seconds.
-const readRetryAfter: DelayReader = (value, _headers, now) => {
+const readRetryAfter: DelayReader = (value, now) => {
   const text = trimOws(value);
   // RFC 9110 §10.2.3: delay-seconds = 1*DIGIT; signs, decimals, units or inner spaces make it no delay.
   if (DIGITS.test(text)) return Number(text) * SECOND;
@@ -186,31 +188,42 @@ function resetDelay(reset: number, now: number): number {
 }
 
 // draft-01 §3.3: RateLimit-Reset = delay-seconds, digits only (no sign, fraction or unit).
-const readResetTime: DelayReader = (value, _headers, now) => {
+const readResetTime: DelayReader = (value, now) => {
   const text = trimOws(value);
   return DIGITS.test(text) ? resetDelay(Number(text), now) : undefined;
 };
 
-// draft-01 §3.2, §4: RateLimit-Remaining is the quota left; only at 0 does the reset mean "wait".
-const readRateLimitReset: DelayReader = (value, headers, now) =>
-  hasQuotaLeft(headers, 'ratelimit-remaining') ? undefined : readResetTime(value, headers, now);
-
-const readXResetTime: DelayReader = (value, _headers, now) => {
+const readXResetTime: DelayReader = (value, now) => {
   const text = trimOws(value);
   // De facto: digits, optionally with a decimal fraction (`1.5`); no sign, exponent or unit.
   return DECIMAL.test(text) ? resetDelay(Number(text), now) : undefined;
 };
 
-// By analogy with RateLimit-Remaining: quota left means the reset time is no request to wait.
-const readXRateLimitReset: DelayReader = (value, headers, now) =>
-  hasQuotaLeft(headers, 'x-ratelimit-remaining') ? undefined : readXResetTime(value, headers, now);
+/** How one hint header is read. */
+interface HintHeader {
+  /** Its value as a delay in milliseconds (unclamped), or `undefined` when malformed. */
+  readonly read: DelayReader;
+  /** Whether it speaks of a spent quota (`parseSpentQuota` reads only these). */
+  readonly quota: boolean;
+  /**
+   * The count of quota left that governs it: a count above zero makes it no wait, and only a
+   * count of zero makes it a spent quota. draft-01 §3.2, §4 for `RateLimit-Remaining`; the
+   * de facto `X-RateLimit-Remaining` by analogy.
+   */
+  readonly remaining?: string;
+}
 
-const READERS: ReadonlyArray<readonly [RetryHintSource, DelayReader]> = [
-  ['retry-after', readRetryAfter],
-  ['ratelimit', readRateLimit],
-  ['ratelimit-reset', readRateLimitReset],
-  ['x-ratelimit-reset', readXRateLimitReset],
-];
+/**
+ * The hint headers, one row each, keyed by the source a hint names and tried in this order: a
+ * source added to `RetryHintSource` does not compile until it has its row.
+ */
+const HINT_HEADERS: Readonly<Record<RetryHintSource, HintHeader>> = {
+  'retry-after': { read: readRetryAfter, quota: false },
+  ratelimit: { read: readRateLimit, quota: true },
+  'ratelimit-reset': { read: readResetTime, quota: true, remaining: 'ratelimit-remaining' },
+  'x-ratelimit-reset': { read: readXResetTime, quota: true, remaining: 'x-ratelimit-remaining' },
+};
+const HINT_ORDER = Object.entries(HINT_HEADERS) as ReadonlyArray<[RetryHintSource, HintHeader]>;
 
 function hasQuotaLeft(headers: HeadersLike | undefined, name: string): boolean {
   const value = headerValue(headers, name);

@@ -1,6 +1,6 @@
 import type { Random } from '../time/random';
 import { invalid } from './normalize';
-import type { ResolvedJitter } from './options';
+import type { JitterType, ResolvedJitter } from './options';
 
 /** What a jitter may draw on besides the capped backoff. */
 export interface JitterInput {
@@ -20,28 +20,29 @@ function draw(random: Random): number {
   return r;
 }
 
+type JitterFormula = (d: number, input: JitterInput, jitter: ResolvedJitter) => number;
+
 /**
- * Applies jitter to the capped backoff. For every type but `decorrelated` the result depends on
- * the capped backoff d; decorrelated (Brooker, "Exponential Backoff And Jitter", AWS 2015) walks
- * from the previous delay instead: U(base, 3·previous), capped by the caller.
+ * The jitters, one row each, keyed by their type: a type added to `JitterType` does not compile
+ * until it has its row here, and the options validator takes its list from this table's keys.
+ * Every formula but `decorrelated` works on the capped backoff d; decorrelated (Brooker,
+ * "Exponential Backoff And Jitter", https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/)
+ * walks from the previous delay instead: U(base, 3·previous), capped by the caller.
  */
+const JITTER: Readonly<Record<JitterType, JitterFormula>> = {
+  none: (d) => d,
+  constant: (d, input, jitter) => d + draw(input.random) * jitter.spread,
+  // Rounding can push d/2 + r·d/2 one ulp past d; the formula's bound is d.
+  equal: (d, input) => Math.min(d, d / 2 + (draw(input.random) * d) / 2),
+  full: (d, input) => draw(input.random) * d,
+  decorrelated: (_d, input) => input.base + draw(input.random) * (3 * input.previousDelay - input.base),
+  proportional: (d, input, jitter) => d * (1 - jitter.ratio + draw(input.random) * 2 * jitter.ratio),
+};
+
+/** Every jitter's name, in the table's order. */
+export const JITTER_TYPES = Object.keys(JITTER) as readonly JitterType[];
+
+/** Applies the policy's jitter to the capped backoff. */
 export function applyJitter(jitter: ResolvedJitter, input: JitterInput): number {
-  const d = input.capped;
-  switch (jitter.type) {
-    case 'none':
-      return d;
-    case 'constant':
-      return d + draw(input.random) * jitter.spread;
-    case 'equal':
-      // Rounding can push d/2 + r·d/2 one ulp past d; the formula's bound is d.
-      return Math.min(d, d / 2 + (draw(input.random) * d) / 2);
-    case 'full':
-      return draw(input.random) * d;
-    case 'decorrelated': {
-      const high = 3 * input.previousDelay;
-      return input.base + draw(input.random) * (high - input.base);
-    }
-    case 'proportional':
-      return d * (1 - jitter.ratio + draw(input.random) * 2 * jitter.ratio);
-  }
+  return JITTER[jitter.type](input.capped, input, jitter);
 }

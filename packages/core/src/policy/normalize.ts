@@ -1,6 +1,7 @@
 import { InvalidOptionsError } from '../errors';
 import { type Clock, systemClock } from '../time/clock';
 import { type Random, systemRandom } from '../time/random';
+import { JITTER_TYPES } from './jitter';
 import type {
   BackoffStrategy,
   JitterType,
@@ -32,7 +33,6 @@ export const DEFAULTS = {
 export const MAX_DELAY_LIMIT = 2_147_483_647;
 
 const STRATEGIES: readonly BackoffStrategy[] = ['constant', 'linear', 'polynomial', 'exponential'];
-const JITTERS: readonly JitterType[] = ['none', 'constant', 'equal', 'full', 'decorrelated', 'proportional'];
 const ON_MAX_DELAY: readonly OnMaxDelay[] = ['clamp', 'give-up'];
 const ON_RETRY_AFTER_TOO_LONG: readonly OnRetryAfterTooLong[] = ['fail', 'clamp'];
 
@@ -168,13 +168,13 @@ function resolveJitter(options: PolicyOptions, backoff: ResolvedBackoff): Resolv
   let resolved: ResolvedJitter;
   if (jitter === undefined || typeof jitter === 'string') {
     resolved = {
-      type: oneOf('jitter', jitter, JITTERS, fallback),
+      type: oneOf('jitter', jitter, JITTER_TYPES, fallback),
       spread: DEFAULTS.spread,
       ratio: DEFAULTS.ratio,
     };
   } else if (isPlainObject(jitter)) {
     resolved = {
-      type: oneOf('jitter.type', own(jitter, 'type'), JITTERS, fallback),
+      type: oneOf('jitter.type', own(jitter, 'type'), JITTER_TYPES, fallback),
       spread: finiteNumber('jitter.spread', own(jitter, 'spread'), DEFAULTS.spread, 0, MAX_DELAY_LIMIT),
       ratio: finiteNumber('jitter.ratio', own(jitter, 'ratio'), DEFAULTS.ratio, 0, 1),
     };
