@@ -22,6 +22,7 @@ import type {
   RequestOutcome,
   RetryScheduledEvent,
 } from '@retryline/core/instrument';
+import type { BreakerStateName } from '@retryline/core/store';
 import { frameKey } from '../shared/frame-key';
 import type { TimelineEntry } from '../shared/protocol';
 
@@ -130,7 +131,7 @@ export interface NavigationMark {
   readonly beforeRow: number;
 }
 
-export type BreakerStateName = 'closed' | 'open' | 'half-open';
+export type { BreakerStateName };
 
 export interface BreakerTransition {
   readonly key: string;

@@ -32,8 +32,9 @@ export class RetrylineError extends Error {
   }
 }
 
-/** Why retrying stopped with {@link RetriesExhaustedError}. */
-export type ExhaustionReason = 'retries' | 'max-delay';
+import type { ExhaustionReason } from './engine/outcome';
+
+export type { ExhaustionReason };
 
 /** Every allowed attempt failed (or the next delay passed `maxDelay` with `onMaxDelay: 'give-up'`). */
 export class RetriesExhaustedError extends RetrylineError {

@@ -17,6 +17,7 @@ import {
 } from '../policy/decide';
 import type { ResolvedPolicy } from '../policy/options';
 import { type Clock, startTimer } from '../time/clock';
+import { type Health, handsBack, type StoppedOutcome } from './outcome';
 
 /** What one attempt is told by the loop. */
 export interface LoopAttempt {
@@ -71,8 +72,7 @@ export type Verdict<V> =
       readonly health?: Health;
     };
 
-/** How an attempt reflects on the dependency's health (what a circuit breaker counts). */
-export type Health = 'success' | 'failure' | 'ignored';
+export type { Health } from './outcome';
 
 /** A guard's refusal: the error to stop with, and the outcome to report. */
 export interface Refusal {
@@ -191,19 +191,7 @@ export interface LoopResult<V> {
   readonly retryAt?: number;
 }
 
-/**
- * The outcomes of a request whose last response is handed back though a retry was refused: by the
- * budget, the deadline or too long a hint, or by a guard that refused the retry's attempt before it
- * was sent (an open breaker, a limiter, pacing, a full bulkhead).
- */
-export type StoppedOutcome =
-  | 'budget-exhausted'
-  | 'deadline'
-  | 'retry-after-too-long'
-  | 'breaker-open'
-  | 'rate-limited'
-  | 'quota-spent'
-  | 'bulkhead-rejected';
+export type { StoppedOutcome } from './outcome';
 
 /**
  * Settles with `promise`, or rejects with `signal.reason` as soon as `signal` aborts. Through
@@ -750,7 +738,7 @@ class AttemptLoop<V> {
       throw this.#stopped();
     }
     const held = this.#held;
-    if (held && isStoppedOutcome(refusal.outcome)) {
+    if (held && handsBack(refusal.outcome)) {
       this.#held = undefined;
       this.#handOver(held.value, held.sentWith);
       this.#end(refusal.outcome, refusal.error);
@@ -1078,17 +1066,6 @@ function healthOf<V>(verdict: Verdict<V>): Health {
 }
 
 const ignore = () => {};
-
-const STOPPED: ReadonlySet<RequestOutcome> = new Set<StoppedOutcome>([
-  'budget-exhausted',
-  'deadline',
-  'retry-after-too-long',
-  'breaker-open',
-  'rate-limited',
-  'quota-spent',
-  'bulkhead-rejected',
-]);
-const isStoppedOutcome = (outcome: RequestOutcome): outcome is StoppedOutcome => STOPPED.has(outcome);
 
 /** Lets a store call finish on its own: its answer and its failure matter to nobody now. */
 function forget(pending: Promise<unknown> | undefined): void {

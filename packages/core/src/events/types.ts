@@ -3,6 +3,7 @@
  * JSON object with a protocol version, a type, the request it belongs to and a clock time.
  */
 
+import type { BreakerStateName } from '../guard/breaker';
 import { redactText } from '../http/redact';
 import type { DelayReason } from '../policy/decide';
 import type { BackoffStrategy, JitterType } from '../policy/options';
@@ -24,19 +25,9 @@ export interface ErrorSummary {
   readonly code?: string;
 }
 
-/** How a request ended. */
-export type RequestOutcome =
-  | 'success'
-  | 'exhausted'
-  | 'not-retryable'
-  | 'aborted'
-  | 'deadline'
-  | 'breaker-open'
-  | 'budget-exhausted'
-  | 'rate-limited'
-  | 'quota-spent'
-  | 'bulkhead-rejected'
-  | 'retry-after-too-long';
+import type { RequestOutcome } from '../engine/outcome';
+
+export type { RequestOutcome };
 
 /**
  * How one attempt ended: `success`; `retry`, a response the policy may retry (a 503); `error`, a
@@ -120,8 +111,8 @@ export interface BreakerStateEvent extends EventBase {
   readonly type: 'breaker-state';
   /** The guard key (by default the origin). */
   readonly key: string;
-  readonly from: 'closed' | 'open' | 'half-open';
-  readonly to: 'closed' | 'open' | 'half-open';
+  readonly from: BreakerStateName;
+  readonly to: BreakerStateName;
 }
 
 /** A retry budget was consulted for a retry. */

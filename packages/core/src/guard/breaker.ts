@@ -4,6 +4,7 @@
  * memory store and behind Redis, and tests need no timers.
  */
 
+import type { Health } from '../engine/outcome';
 import { CircuitOpenError } from '../errors';
 import { finiteNumber, invalid, MAX_DELAY_LIMIT, own } from '../policy/normalize';
 import { systemClock } from '../time/clock';
@@ -136,7 +137,7 @@ export type BreakerAdmission =
     };
 
 /** How a call ended, as the breaker counts it. */
-export type BreakerOutcome = 'success' | 'failure' | 'ignored';
+export type BreakerOutcome = Health;
 
 export interface BreakerRecord {
   readonly state: BreakerState;

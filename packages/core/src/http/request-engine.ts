@@ -10,6 +10,7 @@ import {
   type ScheduledDelay,
   type Verdict,
 } from '../engine/attempt-loop';
+import { stoppedByOf } from '../engine/outcome';
 import { BodyNotReplayableError, isRetrylineError } from '../errors';
 import { anyoneListening, createEmitter, type Emit } from '../events/emitter';
 import { claimRequestId, createRequestId } from '../events/request-id';
@@ -234,21 +235,6 @@ export interface HttpExchange<R> {
    */
   ended?(info: RetryInfo): void;
 }
-
-// One row per way a request can end; `undefined` for a success. The compiler finds a missing row.
-const STOPPED_BY: Readonly<Record<RequestOutcome, StoppedBy | undefined>> = {
-  success: undefined,
-  exhausted: 'exhausted',
-  'not-retryable': 'not-retryable',
-  aborted: 'aborted',
-  deadline: 'deadline',
-  'breaker-open': 'breaker',
-  'budget-exhausted': 'budget',
-  'rate-limited': 'limiter',
-  'quota-spent': 'pacing',
-  'bulkhead-rejected': 'bulkhead',
-  'retry-after-too-long': 'retry-after-too-long',
-};
 
 type RetryPredicate = (outcome: HttpOutcome) => boolean | Promise<boolean>;
 
@@ -932,7 +918,7 @@ class SettledRetryInfo implements RetryInfo {
     this.totalDelay = result.totalDelay;
     this.delays = result.delays;
     this.outcome = result.outcome;
-    const stoppedBy = STOPPED_BY[result.outcome];
+    const stoppedBy = stoppedByOf(result.outcome);
     if (stoppedBy !== undefined) this.stoppedBy = stoppedBy;
     if (result.retryAt !== undefined) this.retryAt = result.retryAt;
   }

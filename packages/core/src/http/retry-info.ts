@@ -1,23 +1,8 @@
 import type { ScheduledDelay } from '../engine/attempt-loop';
+import type { StoppedBy } from '../engine/outcome';
 import type { RequestOutcome } from '../events/types';
 
-/**
- * Why retrying stopped, for a request whose last attempt failed: its retries ran out, the failure
- * was not one to retry, a guard refused (the retry budget, the breaker, the limiter, pacing, the
- * bulkhead), the deadline left no room, the server asked for a wait longer than allowed, or the
- * caller aborted.
- */
-export type StoppedBy =
-  | 'exhausted'
-  | 'not-retryable'
-  | 'budget'
-  | 'deadline'
-  | 'retry-after-too-long'
-  | 'breaker'
-  | 'limiter'
-  | 'pacing'
-  | 'bulkhead'
-  | 'aborted';
+export type { StoppedBy };
 
 /**
  * How one request went: what every adapter's `getRetryInfo()` returns, whatever the request ended

@@ -24,8 +24,9 @@ export interface DelayHint {
 /** Why a wait has the length it has. */
 export type DelayReason = 'backoff' | 'retry-after' | 'rate-limit-reset';
 
-/** Why the loop stops after a retryable failure. */
-export type StopReason = 'retries' | 'max-delay' | 'deadline' | 'retry-after-too-long';
+import type { StopReason } from '../engine/outcome';
+
+export type { StopReason };
 
 /** What to do after a retryable failure. */
 export type Decision =
