@@ -120,15 +120,66 @@ describe('one guard value given to several clients is one guard, whatever their 
   });
 });
 
+describe('a guard key is a string (one dependency) or a function (per request), for a guard and a client alike', () => {
+  // A port nothing listens on: a request that reaches the network there fails to connect.
+  const elsewhere = 'http://127.0.0.1:1/pay';
+
+  for (const [name, makeClient] of [
+    [
+      "the client's guardKey: 'payments'",
+      () => retryFetch(fetch, { retries: 0, breaker: openOnFirstFailure(), guardKey: 'payments' }),
+    ],
+    [
+      "the breaker's key: 'payments'",
+      () =>
+        retryFetch(fetch, {
+          retries: 0,
+          breaker: circuitBreaker({ consecutiveFailures: 1, openMs: 60_000, key: 'payments' }),
+        }),
+    ],
+  ] as const) {
+    it(`${name} puts two origins under one breaker`, async () => {
+      server.script('/down', [{ status: 503 }]);
+      const client = makeClient();
+      expect((await client(`${server.url}/down`)).status).toBe(503);
+      // The other origin's request is refused by the breaker the first one opened, before any connection.
+      const other = await settle(client(elsewhere));
+      expect(isRetrylineError(other.error, 'CircuitOpenError')).toBe(true);
+    });
+  }
+
+  it('by default each origin has its own breaker', async () => {
+    server.script('/down', [{ status: 503 }]);
+    const client = retryFetch(fetch, { retries: 0, breaker: openOnFirstFailure() });
+    await client(`${server.url}/down`);
+    const other = await settle(client(elsewhere));
+    expect(isRetrylineError(other.error, 'CircuitOpenError')).toBe(false);
+    expect(other.error).toBeInstanceOf(TypeError); // fetch's own connection failure
+  });
+
+  it('a function guardKey picks the key per request', async () => {
+    server.script('/down', [{ status: 503 }]);
+    const breaker = openOnFirstFailure();
+    const client = retryFetch(fetch, { retries: 0, breaker, guardKey: ({ url }) => new URL(url).pathname });
+    await client(`${server.url}/down`);
+    expect(breaker.state('/down').state).toBe('open');
+    const other = await settle(client(`http://127.0.0.1:1/down`));
+    expect(isRetrylineError(other.error, 'CircuitOpenError')).toBe(true);
+  });
+});
+
 describe('guard factories validate their own options at once', () => {
-  it('circuitBreaker({ key: <not a function> }) throws InvalidOptionsError at the factory', () => {
-    let thrown: unknown;
-    try {
-      circuitBreaker({ key: 'https://api.example' as never });
-    } catch (error) {
-      thrown = error;
+  it('circuitBreaker({ key: <neither a string nor a function> }) throws InvalidOptionsError at the factory', () => {
+    for (const key of [42, '', {}]) {
+      let thrown: unknown;
+      try {
+        circuitBreaker({ key: key as never });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(isRetrylineError(thrown, 'InvalidOptionsError')).toBe(true);
+      expect((thrown as Error).message).toMatch(/^Expected key to be a non-empty string or a function/);
     }
-    expect(isRetrylineError(thrown, 'InvalidOptionsError')).toBe(true);
   });
 
   it('circuitBreaker({ store: <not a store> }) throws InvalidOptionsError at the factory', () => {
@@ -141,16 +192,10 @@ describe('guard factories validate their own options at once', () => {
     expect(isRetrylineError(thrown, 'InvalidOptionsError')).toBe(true);
   });
 
-  it('what the request rejects with for such a key is at least a Retryline error, not a bare TypeError', async () => {
-    server.script('/ok', [{ status: 200 }]);
-    let client: ReturnType<typeof retryFetch> | undefined;
-    try {
-      client = retryFetch(fetch, { breaker: circuitBreaker({ key: 'k' as never }) });
-    } catch {
-      return; // validated at creation: fine
-    }
-    const { error } = await settle(client(`${server.url}/ok`));
-    expect(error).toBeUndefined();
+  it('retryFetch({ guardKey: <a number> }) throws InvalidOptionsError at creation', () => {
+    expect(() => retryFetch(fetch, { guardKey: 42 as never })).toThrow(
+      'Expected guardKey to be a non-empty string or a function, got 42',
+    );
   });
 });
 

@@ -92,7 +92,7 @@ const clients: ReadonlyArray<readonly [string, Client]> = [
           const response = await fetch(`${server.url}${path}`);
           throw new Error(await response.text());
         },
-        { ...fast, retryIf: () => true },
+        { ...fast, retryOn: () => true },
       ),
   ],
   ['fetch', (path) => retryFetch(throwingFetch, fast)(`${server.url}${path}`)],
@@ -219,7 +219,7 @@ describe.each([
         if (!response.ok) throw new Error(`${response.status}`);
         return response.text();
       },
-      { ...fast, retryIf: () => true },
+      { ...fast, retryOn: () => true },
     );
     expect(await text).toBe('ok');
     expect((await retryFetch(fetch, fast)(flaky())).status).toBe(200);

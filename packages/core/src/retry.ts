@@ -40,8 +40,8 @@ export interface AttemptContext {
   readonly previousError: unknown;
 }
 
-/** What `retryIf` is told besides the error. */
-export interface RetryIfContext {
+/** What `retryOn` is told besides the error. */
+export interface RetryOnContext {
   /** The attempt that failed. */
   readonly attempt: number;
   readonly requestId: string;
@@ -74,15 +74,11 @@ export interface RetryOptions extends PolicyOptions, GuardOptions {
    * (`AbortError`) and `InvalidOptionsError`.
    * @example
    * ```ts
-   * retry(op, { retryIf: (error) => !(error instanceof TypeError) });
+   * retry(op, { retryOn: (error) => !(error instanceof TypeError) });
    * ```
+   * The HTTP adapters' option of the same name sees the classified failure instead of the error.
    */
-  retryIf?: (error: unknown, context: RetryIfContext) => boolean | Promise<boolean>;
-  /**
-   * Another name for `retryIf`, with its arguments: `(error, { attempt, requestId })`, not
-   * p-retry's single context object. Give one, not both.
-   */
-  shouldRetry?: (error: unknown, context: RetryIfContext) => boolean | Promise<boolean>;
+  retryOn?: (error: unknown, context: RetryOnContext) => boolean | Promise<boolean>;
   /**
    * Called before each wait. Awaited if it returns a promise; throwing stops retrying and
    * rejects with what it threw.
@@ -118,11 +114,11 @@ export type RetryResult<T> = Exclude<Awaited<T>, typeof RETRY>;
 /** An operation that `retry()` runs once per attempt. */
 export type RetryOperation<T> = (context: AttemptContext) => T;
 
-type Predicate = NonNullable<RetryOptions['retryIf']>;
+type Predicate = NonNullable<RetryOptions['retryOn']>;
 
 interface Hooks {
   readonly signal: AbortSignal | undefined;
-  readonly retryIf: Predicate;
+  readonly retryOn: Predicate;
   readonly onRetry: RetryOptions['onRetry'];
   readonly onEvent: RetrylineEventListener | undefined;
   readonly label: string;
@@ -147,6 +143,9 @@ function optionalString(name: string, value: unknown): string | undefined {
   return value as string | undefined;
 }
 
+// Names the predicate has had: retryIf (Retryline 0.1) and shouldRetry (p-retry's).
+const RENAMED = ['retryIf', 'shouldRetry'] as const;
+
 function normalizeHooks(options: RetryOptions): Hooks {
   const signal = own(options, 'signal');
   if (
@@ -155,17 +154,18 @@ function normalizeHooks(options: RetryOptions): Hooks {
   ) {
     throw invalid('signal', 'an AbortSignal', signal);
   }
-  const retryIf = optionalFunction<Predicate>('retryIf', own(options, 'retryIf'));
-  const shouldRetry = optionalFunction<Predicate>('shouldRetry', own(options, 'shouldRetry'));
-  if (retryIf && shouldRetry) {
-    throw new InvalidOptionsError('Expected only one of retryIf and shouldRetry, got both', {
-      option: 'retryIf',
-    });
+  for (const name of RENAMED) {
+    // A predicate under another library's name would otherwise be ignored without a word.
+    if (own(options as Record<string, unknown>, name) !== undefined) {
+      throw new InvalidOptionsError(`Expected retryOn, got ${name}: the predicate's one name is retryOn`, {
+        option: name,
+      });
+    }
   }
   const operation = optionalString('operation', own(options, 'operation'));
   return {
     signal,
-    retryIf: retryIf ?? shouldRetry ?? retryableByDefault,
+    retryOn: optionalFunction<Predicate>('retryOn', own(options, 'retryOn')) ?? retryableByDefault,
     onRetry: optionalFunction('onRetry', own(options, 'onRetry')),
     onEvent: optionalFunction('onEvent', own(options, 'onEvent')),
     label: operation ?? 'Operation',
@@ -222,7 +222,7 @@ async function execute<T>(fn: RetryOperation<T>, options: RetryOptions): Promise
           : { action: 'return', value: result.value };
       }
       // A timed-out attempt is asked about too: only the caller knows whether it is safe to repeat.
-      if (await hooks.retryIf(result.error, { attempt, requestId })) {
+      if (await hooks.retryOn(result.error, { attempt, requestId })) {
         return result.error === undefined
           ? { action: 'retry', error: undefined, summary: 'the operation threw undefined' }
           : { action: 'retry', error: result.error };

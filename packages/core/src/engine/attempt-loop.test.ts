@@ -192,7 +192,7 @@ describe("a breaker's half-open trial", () => {
     void b;
   });
 
-  it('is freed when retryIf throws on the trial', async () => {
+  it('is freed when retryOn throws on the trial', async () => {
     const { options } = await halfOpen();
     const judged = await settle(
       retry(
@@ -201,7 +201,7 @@ describe("a breaker's half-open trial", () => {
         },
         {
           ...options,
-          retryIf: () => {
+          retryOn: () => {
             throw new Error('predicate bug');
           },
         },
@@ -292,7 +292,7 @@ describe('what the operation and the events are told', () => {
     expect(types(events).at(-1)).toBe('request-end');
   });
 
-  it('retryIf is asked about a timed-out attempt too', async () => {
+  it('retryOn is asked about a timed-out attempt too', async () => {
     const { clock, options } = fixed({ timeout: 50 });
     let calls = 0;
     const asked: unknown[] = [];
@@ -304,7 +304,7 @@ describe('what the operation and the events are told', () => {
         },
         {
           ...options,
-          retryIf: (error) => {
+          retryOn: (error) => {
             asked.push((error as Error).name);
             return false;
           },

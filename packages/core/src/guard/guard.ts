@@ -31,6 +31,18 @@ export interface GuardRequest {
 /** Picks the key a request's guard state is kept under. */
 export type GuardKeyFunction = (request: GuardRequest) => string;
 
+/**
+ * The key guard state is kept under: a string names one dependency for every request (`'payments'`),
+ * a function picks one per request. The same shape for a guard's `key` and a client's `guardKey`.
+ */
+export type GuardKey = string | GuardKeyFunction;
+
+/** Reads a {@link GuardKey} option into a key function (a string becomes a constant one). */
+export function guardKeyOption(name: string, value: unknown): GuardKeyFunction | undefined {
+  if (typeof value === 'string' && value !== '') return () => value;
+  return optionalFunction<GuardKeyFunction>(name, value, 'a non-empty string or a function');
+}
+
 /** What every guard factory takes besides its own options. */
 export interface GuardValueOptions {
   /**
@@ -45,7 +57,7 @@ export interface GuardValueOptions {
    * `guardKey`.
    * @default the request's origin (`https://api.example`); for pacing, origin and first path segment
    */
-  readonly key?: GuardKeyFunction;
+  readonly key?: GuardKey;
 }
 
 /** The kinds of guard, in the order they admit an attempt. */
@@ -153,7 +165,7 @@ export function bindGuard(name: string, kind: GuardKind, factory: string, value:
 export function guardHome(guard: string, options: GuardValueOptions) {
   const given = own(options, 'store');
   let home: GuardStore | undefined = given === undefined ? undefined : expectStore('store', given);
-  const ownKey = optionalFunction<GuardKeyFunction>('key', own(options, 'key'));
+  const ownKey = guardKeyOption('key', own(options, 'key'));
   return {
     /** The store for a client bound with `binding`: the guard's home, settled on first use. */
     forClient(binding: Binding): GuardStore {

@@ -15,6 +15,7 @@ import { BodyNotReplayableError, isRetrylineError } from '../errors';
 import { anyoneListening, createEmitter, type Emit } from '../events/emitter';
 import { claimRequestId, createRequestId } from '../events/request-id';
 import type { RequestOutcome, RetrylineEventListener } from '../events/types';
+import { type GuardKey, guardKeyOption } from '../guard/guard';
 import {
   admitFirstAtOnce,
   anyGuard,
@@ -50,7 +51,6 @@ import {
   headerName,
   type IdempotencyKeyOption,
   isKey,
-  type KeyedRequest,
   keyOf,
   newIdempotencyKey,
   resolveIdempotencyKey,
@@ -157,10 +157,16 @@ export interface HttpRetryOptions extends PolicyOptions, GuardOptions {
    */
   pacing?: Pacing;
   /**
-   * The key a request's guard state is kept under, for guard values that have no `key` of their own.
+   * The key a request's guard state is kept under, for guard values that have no `key` of their
+   * own: a string puts every request of the client under one key (`'payments'`), a function picks
+   * one per request. `retry()` takes the same option as a string.
    * @default its origin (`https://api.example`); pacing: origin and first path segment
+   * @example
+   * ```ts
+   * retryFetch(fetch, { breaker: circuitBreaker(), guardKey: ({ url }) => new URL(url).host });
+   * ```
    */
-  guardKey?: (request: KeyedRequest) => string;
+  guardKey?: GuardKey;
 }
 
 /** What one attempt must send besides the caller's request. */
@@ -353,7 +359,7 @@ function resolveOptions(input: HttpRetryOptions | undefined) {
     guards: resolveGuards(
       options,
       { budget: true, pacing: true },
-      optionalFunction<(request: KeyedRequest) => string>('guardKey', own(options, 'guardKey')),
+      guardKeyOption('guardKey', own(options, 'guardKey')),
     ),
   };
 }

@@ -289,7 +289,7 @@ export function mergeOptions<T extends object>(defaults: T | undefined, override
 }
 
 /** `value` when it is a function or absent; anything else is refused. */
-export function optionalFunction<F>(name: string, value: unknown): F | undefined {
-  if (value !== undefined && typeof value !== 'function') throw invalid(name, 'a function', value);
+export function optionalFunction<F>(name: string, value: unknown, expected = 'a function'): F | undefined {
+  if (value !== undefined && typeof value !== 'function') throw invalid(name, expected, value);
   return value as F | undefined;
 }
