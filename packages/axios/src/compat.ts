@@ -474,6 +474,7 @@ function axiosRetryCompat(
     const timeoutDeadline =
       !settings.shouldResetTimeout && timeout > 0 && extras.deadline === undefined ? timeout : undefined;
     const request: Tracked = { timeoutDeadline, judged: 0 };
+    let retries: number | undefined;
     tracked.set(config, request);
 
     const options = mergeOptions<AxiosRetryOptions>(
@@ -499,7 +500,7 @@ function axiosRetryCompat(
           request.judged = outcome.attempt;
           // axios-retry does not ask about the last attempt: it has used every retry, so it counts
           // as exhausted (onMaxRetryTimesExceeded runs) whatever the condition would have said.
-          if (outcome.attempt > retries) return true;
+          if (outcome.attempt > allowedRetries()) return true;
           // The one deliberate difference: axios-retry's default condition resends any method
           // after a network error (isNetworkError). Retryline's never resends a request that is
           // not idempotent (a POST or PATCH without an idempotency key) once it may have reached
@@ -521,10 +522,12 @@ function axiosRetryCompat(
       },
       extras,
     );
-    // The retries the engine will allow, after axios's own per-request `retry` key (read by
-    // retryOn above, which runs only once the request does).
+    // The retries the engine will allow, after axios's own per-request `retry` key: worked out by
+    // retryOn above when an attempt first fails, so a request that succeeds at once resolves no
+    // options twice.
     const { retry } = config;
-    const retries = normalizePolicy(mergeOptions(options, requestRetryOptions(retry))).retries;
+    const allowedRetries = () =>
+      (retries ??= normalizePolicy(mergeOptions(options, requestRetryOptions(retry))).retries);
     const { validateResponse } = settings;
     return {
       options,

@@ -6,11 +6,14 @@ import type { RetrylineEventListener } from './events/types';
 import { anyGuard, type GuardOptions, guardHooks, resolveGuards } from './guard/guards';
 import { refuseStore, withOwnStore } from './guard/store';
 import {
+  CALL_OPTIONS,
   expectObject,
   invalid,
   mergeOptions,
   normalizePolicy,
   optionalFunction,
+  optionalSignal,
+  optionalString,
   own,
 } from './policy/normalize';
 import type { PolicyOptions } from './policy/options';
@@ -137,23 +140,10 @@ function retryableByDefault(error: unknown): boolean {
   );
 }
 
-function optionalString(name: string, value: unknown): string | undefined {
-  if (value !== undefined && (typeof value !== 'string' || value === ''))
-    throw invalid(name, 'a non-empty string', value);
-  return value as string | undefined;
-}
-
 // Names the predicate has had: retryIf (Retryline 0.1) and shouldRetry (p-retry's).
 const RENAMED = ['retryIf', 'shouldRetry'] as const;
 
 function normalizeHooks(options: RetryOptions): Hooks {
-  const signal = own(options, 'signal');
-  if (
-    signal !== undefined &&
-    (typeof signal !== 'object' || signal === null || typeof signal.addEventListener !== 'function')
-  ) {
-    throw invalid('signal', 'an AbortSignal', signal);
-  }
   for (const name of RENAMED) {
     // A predicate under another library's name would otherwise be ignored without a word.
     if (own(options as Record<string, unknown>, name) !== undefined) {
@@ -164,13 +154,13 @@ function normalizeHooks(options: RetryOptions): Hooks {
   }
   const operation = optionalString('operation', own(options, 'operation'));
   return {
-    signal,
+    signal: optionalSignal(own(options, 'signal')),
     retryOn: optionalFunction<Predicate>('retryOn', own(options, 'retryOn')) ?? retryableByDefault,
-    onRetry: optionalFunction('onRetry', own(options, 'onRetry')),
-    onEvent: optionalFunction('onEvent', own(options, 'onEvent')),
+    onRetry: CALL_OPTIONS.onRetry(own(options, 'onRetry')) as RetryOptions['onRetry'],
+    onEvent: CALL_OPTIONS.onEvent(own(options, 'onEvent')) as RetrylineEventListener | undefined,
     label: operation ?? 'Operation',
     operation,
-    requestId: optionalString('requestId', own(options, 'requestId')),
+    requestId: CALL_OPTIONS.requestId(own(options, 'requestId')),
     guardKey: optionalString('guardKey', own(options, 'guardKey')),
   };
 }

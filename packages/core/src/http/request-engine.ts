@@ -28,11 +28,12 @@ import type { Pacing } from '../guard/pacing';
 import { refuseStore, withOwnStore } from '../guard/store';
 import type { DelayReason } from '../policy/decide';
 import {
+  CALL_OPTIONS,
   expectObject,
   invalid,
   mergeOptions,
   normalizePolicy,
-  optionalFunction,
+  optionalSignal,
   own,
 } from '../policy/normalize';
 import type { PolicyOptions } from '../policy/options';
@@ -287,25 +288,6 @@ const NOTHING_REDACTED: HeaderRedaction = () => false;
 
 const statusText = (status: number, text: string | undefined) => (text ? `${status} ${text}` : `${status}`);
 
-function expectSignal(signal: unknown): AbortSignal | undefined {
-  if (
-    signal !== undefined &&
-    (typeof signal !== 'object' ||
-      signal === null ||
-      typeof (signal as AbortSignal).addEventListener !== 'function')
-  ) {
-    throw invalid('signal', 'an AbortSignal', signal);
-  }
-  return signal as AbortSignal | undefined;
-}
-
-function expectRequestId(requestId: unknown): string | undefined {
-  if (requestId !== undefined && (typeof requestId !== 'string' || requestId === '')) {
-    throw invalid('requestId', 'a non-empty string', requestId);
-  }
-  return requestId as string | undefined;
-}
-
 /** Options as the engine uses them: validated, every default filled in (see {@link resolveHttpOptions}). */
 export type ResolvedHttpOptions = ReturnType<typeof resolveOptions>;
 
@@ -341,8 +323,8 @@ function resolveOptions(input: HttpRetryOptions | undefined) {
     attemptHeader,
     deadlineHeader,
   ]);
-  const signal = expectSignal(own(options, 'signal'));
-  const requestId = expectRequestId(own(options, 'requestId'));
+  const signal = optionalSignal(own(options, 'signal'));
+  const requestId = CALL_OPTIONS.requestId(own(options, 'requestId'));
   return {
     policy,
     rules,
@@ -353,8 +335,8 @@ function resolveOptions(input: HttpRetryOptions | undefined) {
     deadlineHeader,
     redacted,
     signal,
-    onRetry: optionalFunction<HttpRetryOptions['onRetry']>('onRetry', own(options, 'onRetry')),
-    onEvent: optionalFunction<RetrylineEventListener>('onEvent', own(options, 'onEvent')),
+    onRetry: CALL_OPTIONS.onRetry(own(options, 'onRetry')) as HttpRetryOptions['onRetry'],
+    onEvent: CALL_OPTIONS.onEvent(own(options, 'onEvent')) as RetrylineEventListener | undefined,
     requestId,
     guards: resolveGuards(
       options,
@@ -376,15 +358,7 @@ export interface PreparedHttpOptions {
   with(overrides?: HttpRetryOptions | boolean | number): ResolvedHttpOptions;
 }
 
-// Per-request options that change no policy: applied to the client's resolved options as they are.
-const LIGHT_OVERRIDES = {
-  signal: expectSignal,
-  requestId: expectRequestId,
-  onEvent: (value: unknown) => optionalFunction<RetrylineEventListener>('onEvent', value),
-  onRetry: (value: unknown) => optionalFunction<HttpRetryOptions['onRetry']>('onRetry', value),
-} as const;
-
-const isLight = (key: string): key is keyof typeof LIGHT_OVERRIDES => Object.hasOwn(LIGHT_OVERRIDES, key);
+const isLight = (key: string): key is keyof typeof CALL_OPTIONS => Object.hasOwn(CALL_OPTIONS, key);
 
 /**
  * A request's own `retry` (fetch's `init.retry`, axios's `config.retry`) as options: an object as
@@ -426,7 +400,7 @@ export function prepareHttpOptions(options: HttpRetryOptions | undefined): Prepa
       if (!keys.every(isLight)) return resolveHttpOptions(mergeOptions(defaults, overrides));
       // The copy keeps the mark of resolved options (a symbol-keyed property) with the rest.
       const light: Record<string, unknown> = { ...base };
-      for (const key of keys) light[key] = LIGHT_OVERRIDES[key](own(overrides, key));
+      for (const key of keys) light[key] = CALL_OPTIONS[key](own(overrides, key));
       return light as ResolvedHttpOptions;
     },
   };
@@ -444,7 +418,7 @@ export async function runHttpRequest<R>(
   const options = isResolved(exchange.options)
     ? exchange.options
     : resolveHttpOptions(exchange.options as HttpRetryOptions);
-  const signal = exchange.signal === undefined ? options.signal : expectSignal(exchange.signal);
+  const signal = exchange.signal === undefined ? options.signal : optionalSignal(exchange.signal);
   const method = exchange.method.toUpperCase();
   const { guards, policy } = options;
   const request = { method, url: exchange.url };

@@ -293,3 +293,35 @@ export function optionalFunction<F>(name: string, value: unknown, expected = 'a 
   if (value !== undefined && typeof value !== 'function') throw invalid(name, expected, value);
   return value as F | undefined;
 }
+
+/** A string option that, when given, must not be empty. */
+export function optionalString(name: string, value: unknown): string | undefined {
+  if (value !== undefined && (typeof value !== 'string' || value === ''))
+    throw invalid(name, 'a non-empty string', value);
+  return value as string | undefined;
+}
+
+/** An `AbortSignal` option (any object with `addEventListener`, as signals from other realms are). */
+export function optionalSignal(value: unknown): AbortSignal | undefined {
+  if (
+    value !== undefined &&
+    (typeof value !== 'object' ||
+      value === null ||
+      typeof (value as AbortSignal).addEventListener !== 'function')
+  ) {
+    throw invalid('signal', 'an AbortSignal', value);
+  }
+  return value as AbortSignal | undefined;
+}
+
+/**
+ * The options of one call that change no policy, with their validators: `retry()` and the HTTP
+ * engine read them through this one table, and a request's own values of them apply to a
+ * client's resolved options as they are.
+ */
+export const CALL_OPTIONS = {
+  signal: optionalSignal,
+  requestId: (value: unknown) => optionalString('requestId', value),
+  onEvent: (value: unknown) => optionalFunction('onEvent', value),
+  onRetry: (value: unknown) => optionalFunction('onRetry', value),
+} as const;
