@@ -1,11 +1,24 @@
-// A retry storm after a 2-second stall, through the CLI's simulator (`simulateStorm`, virtual time):
-// each of STORM_POLICIES (a naive client, the peers' defaults, Retryline's defaults, Retryline with
-// its breaker) on two scenarios — (a) the stall with timeouts only (STORM_DEFAULTS) and (b) the same
-// server shedding load (503 at once when 320 requests, half a second of work, are queued) — for
-// seeds 1–5. Keeps seed 1's figures, their min/max over all seeds, and seed 1's 100 ms timeline.
-// Run after `pnpm build`: `node bench/storm.mjs`; writes bench/results/storm.json and prints a table.
+// A retry storm after a 2-second stall, through the CLI's simulator (virtual time).
+//
+// Open loop (`simulateStorm`): each of STORM_POLICIES (a naive client, the peers' defaults, Retryline's
+// defaults, Retryline with its breaker) on two scenarios — (a) the stall with timeouts only
+// (STORM_DEFAULTS) and (b) the same server shedding load (503 at once when 320 requests, half a second
+// of work, are queued) — for seeds 1–5. Keeps seed 1's figures, their min/max over all seeds, and
+// seed 1's 100 ms timeline; written under `scenarios`.
+//
+// Closed loop (`retryline simulate storm --clients 400 --format json`, through `run`, since the
+// package's index exports the open loop only): 400 clients at 60 % of a 1,600 req/s server, each
+// waiting for its request before thinking and sending the next, for each of the CLI's closed-loop
+// policies (those above plus no retries, axios-retry with exponentialDelay and p-retry's defaults),
+// for seeds 1–3. Keeps the five measures (amplification in the stall's 4 s window, peak arrivals vs
+// steady, success, p99 latency, recovery) with p50, wasted work and the requests started: seed 1,
+// and min/max over the seeds; written under `closedLoop`, apart from `scenarios`, which
+// bench/report.mjs reads with the open loop's metrics.
+//
+// Run after `pnpm build`: `node bench/storm.mjs`; writes bench/results/storm.json and prints tables.
 import {
   INCIDENT_TAIL_MS,
+  run,
   STORM_DEFAULTS,
   STORM_POLICIES,
   simulateStorm,
@@ -68,6 +81,78 @@ for (const scenario of SCENARIOS) {
     policies,
   });
 }
+
+// --- The closed loop --------------------------------------------------------------------------
+const CLOSED_SEEDS = [1, 2, 3];
+const CLOSED_CLIENTS = 400;
+const CLOSED_METRICS = [
+  'windowAmplification',
+  'peakVsSteady',
+  'successRate',
+  'p99Ms',
+  'recoveredAfterMs',
+  'p50Ms',
+  'wasted',
+  'logicalRequests',
+];
+
+/** One closed-loop run of every policy through the CLI's JSON output. */
+async function closedLoopRun(seed) {
+  let stdout = '';
+  let stderr = '';
+  const args = [
+    'simulate',
+    'storm',
+    '--clients',
+    String(CLOSED_CLIENTS),
+    '--seed',
+    String(seed),
+    '--format',
+    'json',
+  ];
+  const code = await run(args, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+  });
+  if (code !== 0) throw new Error(`retryline ${args.join(' ')} exited with ${code}: ${stderr}`);
+  return JSON.parse(stdout);
+}
+
+const closedStarted = performance.now();
+const closedRuns = [];
+for (const seed of CLOSED_SEEDS) closedRuns.push(await closedLoopRun(seed));
+const closedSeconds = (performance.now() - closedStarted) / 1000;
+const [closedFirst] = closedRuns;
+const { seed: _closedSeed, ...closedServer } = closedFirst.scenario;
+const closedLoop = {
+  id: 'closed-loop',
+  title: `closed loop, ${CLOSED_CLIENTS} clients at 60 % of capacity`,
+  command: `retryline simulate storm --clients ${CLOSED_CLIENTS} --seed <seed> --format json`,
+  // 'Infinity' (the CLI's JSON word for an unbounded queue) is written as null, as above.
+  server: {
+    ...closedServer,
+    queueLimit: closedServer.queueLimit === 'Infinity' ? null : closedServer.queueLimit,
+  },
+  windowMs: closedFirst.windowMs,
+  warmUpMs: closedFirst.warmUpMs,
+  bucketMs: closedFirst.bucketMs,
+  seeds: { from: CLOSED_SEEDS[0], to: CLOSED_SEEDS.at(-1) },
+  runSeconds: Number(closedSeconds.toFixed(1)),
+  policies: closedFirst.policies.map((first, index) => ({
+    policy: first.policy,
+    ...Object.fromEntries(
+      CLOSED_METRICS.map((metric) => [
+        metric,
+        { seed1: first[metric], ...range(closedRuns.map((report) => report.policies[index][metric])) },
+      ]),
+    ),
+    failuresSeed1: first.failures,
+  })),
+};
 const seconds = (performance.now() - started) / 1000;
 
 const path = writeResult('storm', {
@@ -75,6 +160,7 @@ const path = writeResult('storm', {
   runSeconds: Number(seconds.toFixed(1)),
   incidentTailMs: INCIDENT_TAIL_MS,
   scenarios,
+  closedLoop,
 });
 
 const fmt = (value, digits) => (value === null ? 'never' : value.toFixed(digits));
@@ -92,5 +178,51 @@ for (const scenario of scenarios) {
     );
   }
 }
-console.log(`\n${STORM_POLICIES.length * SCENARIOS.length * SEEDS.length} runs in ${seconds.toFixed(1)} s`);
+
+console.log(
+  `\n${closedLoop.title} (seeds ${CLOSED_SEEDS[0]}–${CLOSED_SEEDS.at(-1)}; seed 1 [min–max]; a 'never' max: not recovered for some seed)`,
+);
+const closedColumns = [
+  ['policy', 28],
+  ['requests', 22],
+  ['amp. (4 s)', 20],
+  ['peak/steady', 20],
+  ['success', 24],
+  ['p50 ms', 14],
+  ['p99 ms', 22],
+  ['recovery ms', 18],
+  ['wasted', 18],
+];
+console.log(
+  closedColumns.map(([name, width], i) => (i === 0 ? name.padEnd(width) : name.padStart(width))).join(''),
+);
+for (const row of closedLoop.policies) {
+  // null: not recovered (recovery), or no steady bucket to compare with (peak/steady).
+  const cell = ({ seed1, min, max }, digits, none = 'never') => {
+    const text = (value) => (value === null ? none : value.toFixed(digits));
+    return `${text(seed1)} [${text(min)}–${text(max)}]`;
+  };
+  const cells = [
+    row.policy,
+    cell(row.logicalRequests, 0),
+    cell(row.windowAmplification, 2),
+    cell(row.peakVsSteady, 2, 'n/a'),
+    cell(row.successRate, 4),
+    cell(row.p50Ms, 0),
+    cell(row.p99Ms, 0),
+    cell(row.recoveredAfterMs, 0),
+    cell(row.wasted, 0),
+  ];
+  console.log(
+    cells
+      .map((text, i) => (i === 0 ? text.padEnd(closedColumns[i][1]) : text.padStart(closedColumns[i][1])))
+      .join(''),
+  );
+}
+
+const openRuns = STORM_POLICIES.length * SCENARIOS.length * SEEDS.length;
+const closedCount = closedFirst.policies.length * CLOSED_SEEDS.length;
+console.log(
+  `\n${openRuns} open-loop runs and ${closedCount} closed-loop runs (${closedSeconds.toFixed(1)} s of them) in ${seconds.toFixed(1)} s`,
+);
 console.log(`written to ${path}`);

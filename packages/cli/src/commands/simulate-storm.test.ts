@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { run } from '../run';
-import { STORM_POLICIES } from '../simulate/peers';
+import { CLOSED_STORM_POLICIES, STORM_POLICIES } from '../simulate/peers';
 import { stormCommand } from './simulate-storm';
 
 interface Output {
@@ -124,5 +124,141 @@ describe('retryline simulate storm', () => {
   it('keeps the signature simulate.ts dispatches to', () => {
     const command: (args: readonly string[], io: never) => number | Promise<number> = stormCommand;
     expect(command).toBeTypeOf('function');
+  });
+});
+
+interface JsonClosedStorm {
+  scenario: Record<string, number | string>;
+  windowMs: number;
+  policies: {
+    policy: string;
+    logicalRequests: number;
+    windowRequests: number;
+    windowAmplification: number;
+    peakVsSteady: number | null;
+    successRate: number;
+    p50Ms: number;
+    p99Ms: number;
+    recoveredAfterMs: number | null;
+    wasted: number;
+    served: number;
+    maxOutstanding: number;
+  }[];
+}
+
+// A closed-loop run of the eight policies at the defaults takes some 5 s; the table test runs it
+// once, the rest use 100 clients.
+describe('retryline simulate storm --clients (closed loop)', () => {
+  it('prints one row per policy with the five measures, for the default closed loop', async () => {
+    const { code, stdout, stderr } = await cli(['--clients', '400', '--seed', '1']);
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toContain(
+      'Closed-loop retry storm, seed 1: 400 clients thinking 412ms on average (about 60 % of capacity), 8 workers × 5ms (1600 req/s), a 2s stall at 5s',
+    );
+    const lines = stdout.split('\n');
+    const header = lines.findIndex((line) => line.startsWith('Policy'));
+    expect(lines[header]).toMatch(
+      /^Policy +Requests +Amplification \(4s\) +Peak vs steady +Success +p50 +p99 +Recovery after stall +Wasted work$/,
+    );
+    const rows = lines.slice(header + 1, header + 1 + CLOSED_STORM_POLICIES.length);
+    const cells = rows.map((row) => row.split(/ {2,}/).map((cell) => cell.trim()));
+    expect(cells.map((row) => row[0])).toEqual(CLOSED_STORM_POLICIES.map((policy) => policy.name));
+    // No retries: one attempt per request, some requests time out (p99 = the 1 s timeout).
+    expect(cells[0]?.slice(2)).toEqual([
+      '1.00×',
+      expect.stringMatching(/^\d\.\d\d×$/),
+      expect.stringMatching(/^9\d\.\d %$/),
+      '5ms',
+      '1s',
+      expect.stringMatching(/^\d+ ms$/),
+      expect.stringMatching(/^\d+ of \d+ served \(\d+\.\d %\)$/),
+    ]);
+    // Immediate retries ×3: more than one attempt per request in the window.
+    expect(Number.parseFloat(cells[1]?.[2] ?? '')).toBeGreaterThan(1);
+    console.log(stdout);
+  }, 60_000);
+
+  it('prints JSON with the measures and is deterministic for a seed', async () => {
+    const args = ['--clients', '100', '--seed', '3', '--format', 'json'];
+    const first = await cli(args);
+    const second = await cli(['--format', 'json', '--seed', '3', '--clients', '100']);
+    expect(first.code).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    const json = JSON.parse(first.stdout) as JsonClosedStorm;
+    expect(json.scenario).toMatchObject({
+      clients: 100,
+      thinkMs: 412,
+      seed: 3,
+      workers: 8,
+      queueLimit: 'Infinity',
+    });
+    expect(json.windowMs).toBe(4_000);
+    expect(json.policies.map((entry) => entry.policy)).toEqual(
+      CLOSED_STORM_POLICIES.map((policy) => policy.name),
+    );
+    for (const entry of json.policies) {
+      expect(entry.maxOutstanding).toBeLessThanOrEqual(100);
+      expect(entry.p50Ms).toBeLessThanOrEqual(entry.p99Ms);
+      expect(entry.successRate).toBeGreaterThan(0);
+      expect(entry.successRate).toBeLessThanOrEqual(1);
+    }
+    expect(json.policies[0]).toMatchObject({ policy: 'no retries', windowAmplification: 1 });
+  }, 60_000);
+
+  it('takes --think and --stall', async () => {
+    const { code, stdout } = await cli([
+      '--clients',
+      '100',
+      '--think',
+      '1s',
+      '--stall',
+      '500ms',
+      '--format',
+      'json',
+    ]);
+    expect(code).toBe(0);
+    expect((JSON.parse(stdout) as JsonClosedStorm).scenario).toMatchObject({ thinkMs: 1_000, stallMs: 500 });
+  }, 60_000);
+
+  it('documents --clients and --think in its help', async () => {
+    const { stdout } = await cli(['--help']);
+    expect(stdout).toContain('--clients <n>        closed loop with this many clients, 1 to 10000');
+    expect(stdout).toContain('--think <duration>   closed loop: mean think time');
+    expect(stdout).toContain('retryline simulate storm --clients 400 --think 412ms');
+  });
+
+  it.each([
+    [['--clients', '0'], "Expected --clients to be a whole number from 1 to 10000, got '0'"],
+    [['--clients', '2.5'], "Expected --clients to be a whole number from 1 to 10000, got '2.5'"],
+    [['--clients', 'many'], "Expected --clients to be a whole number from 1 to 10000, got 'many'"],
+    [['--clients', '20000'], "Expected --clients to be a whole number from 1 to 10000, got '20000'"],
+    [
+      ['--clients', '400', '--think', 'slow'],
+      "Expected --think to be a duration such as 250ms, 1s or 2m, got 'slow'",
+    ],
+    [
+      ['--think', '1s'],
+      "Expected --think only with --clients: it is the closed loop's mean think time, got '1s' without --clients",
+    ],
+    [['--clients', '400', '--rate', '100'], 'Expected --rate or --clients, not both'],
+    [
+      ['--clients', '400', '--think', '100ms'],
+      'Expected --clients / --think to be at most 2000 requests per second (a client whose requests fail at once starts one per think time), got 400 clients thinking 100ms (4000 per second)',
+    ],
+    [
+      ['--clients', '400', '--think', '0'],
+      "Expected --think to be above 0 with --clients: a client whose requests fail at once would start them without end, got '0'",
+    ],
+    [
+      ['--clients', '1', '--think', '1s'],
+      "Expected --clients and --think to start at least 10 requests in the stall's 4s window (clients × 4s / (think + 5ms)), got 1 client thinking 1s (about 4)",
+    ],
+    [['--clients', '400', '--stall', '11s'], 'Expected --stall to be at most 10s'],
+  ])('refuses %j', async (args, message) => {
+    const { code, stdout, stderr } = await cli(args);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(message);
   });
 });

@@ -3,7 +3,11 @@ import { BREAKER_DEFAULTS } from '@retryline/core/store';
 import { describe, expect, it } from 'vitest';
 import {
   axiosRetryDefaultsPolicy,
+  axiosRetryExponentialPolicy,
+  CLOSED_STORM_POLICIES,
   kyDefaultsPolicy,
+  noRetriesPolicy,
+  pRetryDefaultsPolicy,
   retrylineWithBreakerPolicy,
   STORM_POLICIES,
 } from './peers';
@@ -145,5 +149,77 @@ describe('STORM_POLICIES', () => {
     // A breaker with the defaults, and a fresh one for every run.
     expect(made[0]?.breaker).toMatchObject({ kind: 'breaker', config: BREAKER_DEFAULTS });
     expect(made[0]?.breaker).not.toBe(made[1]?.breaker);
+  });
+});
+
+describe('axios-retry with exponentialDelay', () => {
+  it('waits 2 ** retry × 100 ms plus up to 20 % between retries of a 5xx', async () => {
+    const server = scripted([503, 503, 503, 503]);
+    const outcome = await send(axiosRetryExponentialPolicy, server, 10_000);
+    expect(server.calls).toHaveLength(4);
+    const waits = server.calls.slice(1).map((at, i) => at - (server.calls[i] as number));
+    for (const [i, wait] of waits.entries()) {
+      const base = 2 ** (i + 1) * 100; // 200, 400, 800
+      expect(wait).toBeGreaterThanOrEqual(base);
+      expect(wait).toBeLessThanOrEqual(base * 1.2);
+    }
+    expect(new Set(waits.map((wait, i) => wait / 2 ** (i + 1))).size).toBeGreaterThan(1); // jittered
+    expect(outcome).toMatchObject({ error: { name: 'AxiosError' } });
+  });
+
+  it('still does not retry a timeout, and the wait comes out of the one timeout', async () => {
+    const hang = scripted(['hang']);
+    expect(await send(axiosRetryExponentialPolicy, hang)).toMatchObject({ error: { name: 'AxiosError' } });
+    expect(hang.calls).toEqual([0]);
+    // 1 s in all: 200–240 ms, then 400–480 ms, then 800–960 ms would exceed it, so a third retry is refused.
+    const failing = scripted([503, 503, 503, 503]);
+    await send(axiosRetryExponentialPolicy, failing, 1_000);
+    expect(failing.calls).toHaveLength(3);
+  });
+});
+
+describe('p-retry defaults', () => {
+  it('retries a timeout, after 1 s, then 2 s', async () => {
+    const server = scripted(['hang', 'hang', 200]);
+    const outcome = await send(pRetryDefaultsPolicy, server, 1_000);
+    // Timeouts at 1 s and 3 s; waits of 1 s and 2 s.
+    expect(server.calls).toEqual([0, 2_000, 5_000]);
+    expect((outcome as { value: Response }).value.status).toBe(200);
+  });
+
+  it('throws on any non-2xx and retries it 10 times, 1 s × 2 ** n apart, without jitter', async () => {
+    const server = scripted([404]);
+    const outcome = await send(pRetryDefaultsPolicy, server);
+    expect(server.calls).toEqual([0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1_023].map((s) => s * 1_000));
+    expect(outcome).toMatchObject({ error: { name: 'Error' } });
+  });
+});
+
+describe('no retries', () => {
+  it('sends once: a timeout is its error, any response its result', async () => {
+    const hang = scripted(['hang']);
+    expect(await send(noRetriesPolicy, hang)).toMatchObject({ error: { name: 'TimeoutError' } });
+    expect(hang.calls).toEqual([0]);
+    expect(hang.clock.now()).toBe(1_000);
+    const unavailable = scripted([503, 200]);
+    const outcome = await send(noRetriesPolicy, unavailable);
+    expect(unavailable.calls).toEqual([0]);
+    expect((outcome as { value: Response }).value.status).toBe(503);
+  });
+});
+
+describe('CLOSED_STORM_POLICIES', () => {
+  it("adds no retries, axios-retry with exponentialDelay and p-retry to the open loop's policies", () => {
+    expect(CLOSED_STORM_POLICIES.map((policy) => policy.name)).toEqual([
+      'no retries',
+      'immediate retries ×3',
+      'axios-retry defaults',
+      'axios-retry exponentialDelay',
+      'ky defaults',
+      'p-retry defaults',
+      'Retryline defaults',
+      'Retryline + breaker',
+    ]);
+    for (const policy of STORM_POLICIES) expect(CLOSED_STORM_POLICIES).toContain(policy);
   });
 });

@@ -1,23 +1,29 @@
 /**
  * The peers' retry defaults as storm policies, so a storm can compare immediate retries, axios-retry's
- * defaults, ky's defaults, Retryline's defaults, and Retryline with breaker.
+ * defaults, ky's defaults, Retryline's defaults, and Retryline with breaker; and, for the closed-loop
+ * storm (`closed-storm.ts`), no retries at all, axios-retry with `retryDelay: exponentialDelay`, and
+ * p-retry's defaults as well.
  *
- * Neither peer can run its real code in virtual time: ky waits between retries with its own
+ * No peer can run its real code in virtual time: ky waits between retries with its own
  * `delay()` (`ky/distribution/utils/delay.js`, a bare `setTimeout`; no option replaces it) and times
  * attempts out with another bare `setTimeout` (`utils/timeout.js`); axios-retry waits with
  * `setTimeout` (`axios-retry/dist/esm/index.js`, `handleRetry`) and measures the time left with
- * `Date.now()`. So each is modelled as a plain loop on the simulation's clock, with the numbers and
- * rules taken from the installed sources (ky 1.14.3, axios-retry 4.5.0 with axios 1.21.1), cited
- * where they are used. The scenario's per-attempt timeout stands in for each library's timeout
- * (ky: 10 s per attempt by default; axios: none by default).
+ * `Date.now()`; p-retry waits with `setTimeout` (`p-retry/index.js` lines 108–131, `delayForRetry`)
+ * and measures `maxRetryTime` with `performance.now()` (lines 104–106). So each is modelled as a
+ * plain loop on the simulation's clock, with the numbers and rules taken from the installed sources
+ * (ky 1.14.3, axios-retry 4.5.0 with axios 1.21.1, p-retry 9.0.0), cited where they are used. The
+ * scenario's per-attempt timeout stands in for each library's timeout (ky: 10 s per attempt by
+ * default; axios: none by default; p-retry has none of its own: the caller's fetch is given one).
  *
- * What matters in the storm: **neither peer retries a timeout by default.** ky's `retryOnTimeout`
- * is `false`; axios reports a timeout as `ECONNABORTED`, which axios-retry's default condition
- * excludes. The storm's server only ever times out (it answers `503` only with a `queueLimit`), so
- * there both peers send each request once.
+ * What matters in the storm: **neither ky nor axios-retry retries a timeout by default**, whatever
+ * the delay. ky's `retryOnTimeout` is `false`; axios reports a timeout as `ECONNABORTED`, which
+ * axios-retry's default condition excludes (so `exponentialDelay` changes nothing there). The storm's
+ * server only ever times out (it answers `503` only with a `queueLimit`), so there both peers send
+ * each request once. **p-retry retries any error but a non-network `TypeError`**, a timeout
+ * included, up to 10 times, 1 s, 2 s, 4 s … apart, without jitter.
  */
 
-import { circuitBreaker } from '@retryline/core';
+import { circuitBreaker, type Random } from '@retryline/core';
 import { defaultGuardsPolicy, immediateRetryPolicy, type StormPolicy } from './storm';
 
 /** What a peer's timeout rejects with (ky: `TimeoutError`; axios: `AxiosError` code `ECONNABORTED`). */
@@ -131,64 +137,176 @@ export const kyDefaultsPolicy: StormPolicy = {
     },
 };
 
-// axios-retry 4.5.0, dist/esm/index.js lines 76–81: `DEFAULT_OPTIONS`.
+// axios-retry 4.5.0, dist/esm/index.js lines 76–84: `DEFAULT_OPTIONS`.
 const AXIOS_RETRIES = 3; // `retries: 3`
 // Lines 18–19: GET is among `IDEMPOTENT_HTTP_METHODS`.
 
 /**
- * axios-retry's defaults (axios-retry 4.5.0 on axios 1.21.1), as a loop on the simulation's clock.
- * From `axios-retry/dist/esm/index.js`:
+ * axios-retry's retry delay: `retryDelay(retryCount, error)`, called with the retry's number
+ * (1 for the first retry: `handleRetry` increments `retryCount` first, lines 127–129).
+ */
+type AxiosRetryDelay = (retryNumber: number, response: Response | undefined, random: Random) => number;
+
+/**
+ * `noDelay` (axios-retry 4.5.0, lines 56–58): 0 ms, or the response's `Retry-After`
+ * (`retryAfter`, lines 43–55).
+ */
+const axiosNoDelay: AxiosRetryDelay = (_retryNumber, response) =>
+  Math.max(0, (response && retryAfterMs(response)) ?? 0);
+
+/**
+ * `exponentialDelay` (axios-retry 4.5.0, lines 59–64) with its default `delayFactor = 100`:
+ * `delay = max(2 ** retryNumber * 100, retryAfter(error))`, plus `delay * 0.2 * Math.random()`
+ * (0–20 %, here from the run's seeded random). So 200–240 ms, 400–480 ms, 800–960 ms.
+ */
+const axiosExponentialDelay: AxiosRetryDelay = (retryNumber, response, random) => {
+  const delay = Math.max(2 ** retryNumber * 100, (response && retryAfterMs(response)) ?? 0);
+  return delay + delay * 0.2 * random();
+};
+
+/**
+ * axios-retry (4.5.0 on axios 1.21.1) with its default options but `retryDelay`, as a loop on the
+ * simulation's clock. From `axios-retry/dist/esm/index.js`:
  *
- * - `DEFAULT_OPTIONS` (lines 76–81): `retries: 3`, `retryCondition: isNetworkOrIdempotentRequestError`,
+ * - `DEFAULT_OPTIONS` (lines 76–84): `retries: 3`, `retryCondition: isNetworkOrIdempotentRequestError`,
  *   `retryDelay: noDelay`, `shouldResetTimeout: false`.
  * - The condition (lines 3–41): `isNetworkError` (no response, an error code other than
  *   `ERR_CANCELED`/`ECONNABORTED`, allowed by is-retry-allowed) or `isIdempotentRequestError`
  *   (`code !== 'ECONNABORTED'` and no response, 429 or 5xx, on GET/HEAD/OPTIONS/PUT/DELETE). axios
  *   reports a timeout as `ECONNABORTED` (`axios/lib/adapters/http.js` line 768, `xhr.js` line 235,
- *   with the default `transitional.clarifyTimeoutError: false`), so **a timeout is not retried**.
- *   Every transport error here is taken as retryable (the simulated server has none of the codes
- *   is-retry-allowed refuses).
- * - `noDelay` (lines 56–58): 0 ms, or the response's `Retry-After`.
- * - `handleRetry` (lines 126–139) with `shouldResetTimeout: false`: the next attempt's timeout is
- *   what is left of the last one's (`config.timeout - lastRequestDuration - delay`), and the retry
- *   is refused once nothing is left: one timeout covers all attempts. axios's own default is
- *   `timeout: 0` (none, `axios/lib/defaults/index.js` line 149); here it is the scenario's.
+ *   with the default `transitional.clarifyTimeoutError: false`), so **a timeout is not retried**,
+ *   whatever `retryDelay` is. Every transport error here is taken as retryable (the simulated
+ *   server has none of the codes is-retry-allowed refuses).
+ * - `shouldRetry` (lines 110–125): a retry while `retryCount < retries` and the condition holds.
+ * - `handleRetry` (lines 126–161) with `shouldResetTimeout: false`: `delay = retryDelay(retryCount,
+ *   error)`; the next attempt's timeout is what is left of the last one's (`config.timeout -
+ *   lastRequestDuration - delay`, `lastRequestTime` being reset as each attempt starts, line 168),
+ *   and the retry is refused once nothing is left: one timeout covers all attempts. axios's own
+ *   default is `timeout: 0` (none, `axios/lib/defaults/index.js` line 149); here it is the scenario's.
  * - axios's default `validateStatus` rejects any non-2xx with an `AxiosError` carrying the response.
  */
-export const axiosRetryDefaultsPolicy: StormPolicy = {
-  name: 'axios-retry defaults',
+function axiosRetryPolicy(name: string, retryDelay: AxiosRetryDelay): StormPolicy {
+  return {
+    name,
+    send: (fetchImpl, clock, { timeoutMs, random }) =>
+      async function sendLikeAxiosRetry(url, init) {
+        let timeout = timeoutMs;
+        for (let retryCount = 0; ; ) {
+          const started = clock.now();
+          let error: Error;
+          try {
+            const response = await attemptWithTimeout(
+              fetchImpl,
+              clock,
+              url,
+              init,
+              timeout,
+              () => new PeerTimeout('AxiosError', `timeout of ${timeout}ms exceeded`),
+            );
+            if (response.ok) return response;
+            error = new PeerHttpError('AxiosError', response);
+          } catch (thrown) {
+            error = thrown instanceof Error ? thrown : new Error(String(thrown));
+          }
+          if (error instanceof PeerTimeout) throw error; // ECONNABORTED: not retried
+          if (error instanceof PeerHttpError) {
+            const { status } = error.response;
+            if (status !== 429 && !(status >= 500 && status <= 599)) throw error;
+          }
+          if (retryCount >= AXIOS_RETRIES) throw error;
+          retryCount++;
+          const delay = retryDelay(
+            retryCount,
+            error instanceof PeerHttpError ? error.response : undefined,
+            random,
+          );
+          timeout = timeout - (clock.now() - started) - delay; // shouldResetTimeout: false
+          if (timeout <= 0) throw error;
+          await clock.sleep(delay);
+        }
+      },
+  };
+}
+
+/** axios-retry's defaults: `retryDelay: noDelay` (see {@link axiosRetryPolicy}). */
+export const axiosRetryDefaultsPolicy: StormPolicy = axiosRetryPolicy('axios-retry defaults', axiosNoDelay);
+
+/**
+ * axios-retry with `retryDelay: axiosRetry.exponentialDelay`, as its README.md line 30 sets it, and
+ * its other defaults (see {@link axiosRetryPolicy}): 200, 400, 800 ms plus up to 20 % jitter. A
+ * timeout is still not retried.
+ */
+export const axiosRetryExponentialPolicy: StormPolicy = axiosRetryPolicy(
+  'axios-retry exponentialDelay',
+  axiosExponentialDelay,
+);
+
+// p-retry 9.0.0, index.js lines 249–261: the defaults `pRetry` fills in.
+const P_RETRY_RETRIES = 10; // `options.retries ??= 10`
+const P_RETRY_FACTOR = 2; // `options.factor ??= 2`
+const P_RETRY_MIN_TIMEOUT = 1_000; // `options.minTimeout ??= 1000`; `maxTimeout` and `maxRetryTime` Infinity
+// Lines 85–86: `maximumDelay`, the longest wait `setTimeout` can hold.
+const P_RETRY_MAXIMUM_DELAY = 2 ** 31 - 1;
+/**
+ * `calculateDelay` (lines 88–102) with `randomize: false` (no jitter) and `maxTimeout: Infinity`:
+ * `round(minTimeout * factor ** retriesConsumed)`, capped at `maximumDelay`. So 1 s, 2 s, 4 s … 512 s.
+ */
+const pRetryDelay = (retriesConsumed: number) =>
+  Math.min(Math.round(P_RETRY_MIN_TIMEOUT * P_RETRY_FACTOR ** retriesConsumed), P_RETRY_MAXIMUM_DELAY);
+
+/**
+ * p-retry's defaults (p-retry 9.0.0) around a fetch with the scenario's timeout, as a loop on the
+ * simulation's clock. The operation is the README's (readme.md lines 64–72): `fetch`, and `throw`
+ * when `!response.ok`, so any non-2xx is a failure; the fetch is given the scenario's timeout as
+ * `signal: AbortSignal.timeout(timeoutMs)`, which rejects with a `TimeoutError` `DOMException`. From
+ * `p-retry/index.js`:
+ *
+ * - `pRetry` (lines 245–312): attempts while `retriesConsumed <= retries` (10 retries, 11 attempts).
+ * - `onAttemptFailure` (lines 158–243): every error is retried but a `TypeError` that is not a
+ *   network error (line 179), so **a timeout is retried**; the wait is `calculateDelay`'s (lines
+ *   88–102, {@link pRetryDelay}), without jitter: 1 s, 2 s, 4 s … after each failure.
+ */
+export const pRetryDefaultsPolicy: StormPolicy = {
+  name: 'p-retry defaults',
   send: (fetchImpl, clock, { timeoutMs }) =>
-    async function sendLikeAxiosRetry(url, init) {
-      let timeout = timeoutMs;
-      for (let retryCount = 0; ; ) {
-        const started = clock.now();
-        let error: Error;
+    async function sendLikePRetry(url, init) {
+      for (let retriesConsumed = 0; ; retriesConsumed++) {
         try {
           const response = await attemptWithTimeout(
             fetchImpl,
             clock,
             url,
             init,
-            timeout,
-            () => new PeerTimeout('AxiosError', `timeout of ${timeout}ms exceeded`),
+            timeoutMs,
+            () => new PeerTimeout('TimeoutError', 'The operation was aborted due to timeout'),
           );
-          if (response.ok) return response;
-          error = new PeerHttpError('AxiosError', response);
-        } catch (thrown) {
-          error = thrown instanceof Error ? thrown : new Error(String(thrown));
+          if (!response.ok) throw new PeerHttpError('Error', response); // the README's operation
+          return response;
+        } catch (error) {
+          // No simulated failure is a TypeError, so every one is retried until the retries run out.
+          if (retriesConsumed >= P_RETRY_RETRIES) throw error;
+          await clock.sleep(pRetryDelay(retriesConsumed));
         }
-        if (error instanceof PeerTimeout) throw error; // ECONNABORTED: not retried
-        if (error instanceof PeerHttpError) {
-          const { status } = error.response;
-          if (status !== 429 && !(status >= 500 && status <= 599)) throw error;
-        }
-        if (retryCount >= AXIOS_RETRIES) throw error;
-        retryCount++;
-        const delay = error instanceof PeerHttpError ? Math.max(0, retryAfterMs(error.response) ?? 0) : 0; // noDelay
-        timeout = timeout - (clock.now() - started) - delay; // shouldResetTimeout: false
-        if (timeout <= 0) throw error;
-        await clock.sleep(delay);
       }
+    },
+};
+
+/**
+ * No retries: one attempt with the scenario's timeout, its response (whatever the status) or its
+ * error the request's outcome. The baseline every retry policy is measured against.
+ */
+export const noRetriesPolicy: StormPolicy = {
+  name: 'no retries',
+  send: (fetchImpl, clock, { timeoutMs }) =>
+    function sendOnce(url, init) {
+      return attemptWithTimeout(
+        fetchImpl,
+        clock,
+        url,
+        init,
+        timeoutMs,
+        () => new PeerTimeout('TimeoutError', `GET ${url} timed out after ${timeoutMs} ms`),
+      );
     },
 };
 
@@ -207,14 +325,34 @@ const retrylineDefaultsPolicy: StormPolicy = { ...defaultGuardsPolicy, name: 'Re
 /** How many retries the naive peer in {@link STORM_POLICIES} sends. */
 export const IMMEDIATE_RETRIES = 3;
 
+/** The naive peer: immediate retries, {@link IMMEDIATE_RETRIES} of them (one value for both lists). */
+const immediateRetries = immediateRetryPolicy(IMMEDIATE_RETRIES);
+
 /**
  * The policies `retryline simulate storm` compares, in this order: immediate retries,
  * axios-retry's defaults, ky's defaults, Retryline's defaults, Retryline with breaker.
  */
 export const STORM_POLICIES: readonly StormPolicy[] = [
-  immediateRetryPolicy(IMMEDIATE_RETRIES),
+  immediateRetries,
   axiosRetryDefaultsPolicy,
   kyDefaultsPolicy,
+  retrylineDefaultsPolicy,
+  retrylineWithBreakerPolicy,
+];
+
+/**
+ * The policies the closed-loop storm (`retryline simulate storm --clients`) compares, in this
+ * order: no retries, immediate retries, axios-retry's defaults, axios-retry with
+ * `exponentialDelay`, ky's defaults, p-retry's defaults, Retryline's defaults, Retryline with
+ * breaker.
+ */
+export const CLOSED_STORM_POLICIES: readonly StormPolicy[] = [
+  noRetriesPolicy,
+  immediateRetries,
+  axiosRetryDefaultsPolicy,
+  axiosRetryExponentialPolicy,
+  kyDefaultsPolicy,
+  pRetryDefaultsPolicy,
   retrylineDefaultsPolicy,
   retrylineWithBreakerPolicy,
 ];

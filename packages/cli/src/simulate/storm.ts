@@ -34,6 +34,9 @@
  * - After `durationMs` no request arrives, and the run goes on (at most `settleMs`) until every request
  *   has settled, so attempts, successes and wasted work count each request's whole story. The timeline
  *   covers `[0, durationMs)`.
+ * - The closed loop (`closed-storm.ts`: clients that wait for each answer, then think) runs on the
+ *   same server, stall, clock, timeline, client wiring and recovery check (`startStormRun`); only
+ *   the arrivals and the measures differ.
  *
  * The defaults: a pool of 32 connections at 50 ms a query serves 640 req/s, and 240 req/s arrive —
  * 37.5 % utilisation, the headroom of a service sized to survive losing a node. Attempts time out
@@ -202,8 +205,8 @@ export const BUCKET_MS = 100;
  */
 export const defaultGuardsPolicy: StormPolicy = { name: 'default guards', options: {} };
 
-/** The same retries and backoff with no budget. */
-export const guardsOffPolicy: StormPolicy = { name: 'guards off', options: { budget: false } };
+/** The same retries and backoff with no budget and no recovery gate. */
+export const guardsOffPolicy: StormPolicy = { name: 'guards off', options: { budget: false, gate: false } };
 
 class TimeoutError extends Error {
   override name = 'TimeoutError';
@@ -248,7 +251,7 @@ export function immediateRetryPolicy(retries = 3): StormPolicy {
 }
 
 // What each scenario field must be: [the check, how an error message says it].
-const FIELD_RULES: Record<keyof StormScenario, readonly [(value: number) => boolean, string]> = {
+const FIELD_RULES: Record<keyof StormScenario, StormFieldRule> = {
   workers: [(v) => Number.isInteger(v) && v > 0, 'a positive integer'],
   serviceMs: [(v) => Number.isFinite(v) && v > 0, 'a positive number of milliseconds'],
   ratePerSecond: [(v) => Number.isFinite(v) && v > 0, 'a positive number'],
@@ -264,16 +267,34 @@ const FIELD_RULES: Record<keyof StormScenario, readonly [(value: number) => bool
   settleMs: [(v) => Number.isFinite(v) && v >= 0, 'a number of milliseconds ≥ 0'],
 };
 
-function resolveScenario(config: StormConfig): StormScenario {
-  const scenario: Record<string, number> = { ...STORM_DEFAULTS };
-  for (const name of Object.keys(FIELD_RULES) as Array<keyof StormScenario>) {
-    const value: unknown = config[name];
+/** What a scenario field must be: the check, and how an error message says it. */
+export type StormFieldRule = readonly [(value: number) => boolean, string];
+
+const { ratePerSecond: _openLoopOnly, ...sharedRules } = FIELD_RULES;
+/** The rules of the fields the open and the closed loop share (all but the arrival rate). */
+export const SHARED_FIELD_RULES: Record<
+  Exclude<keyof StormScenario, 'ratePerSecond'>,
+  StormFieldRule
+> = sharedRules;
+
+/**
+ * Takes each field of `rules` from `config` when given (checking it, naming it when it is wrong),
+ * else from `defaults`, and checks that the stall ends while requests still arrive.
+ */
+export function resolveStormFields<T extends Pick<StormScenario, 'stallAt' | 'stallMs' | 'durationMs'>>(
+  config: Partial<Record<keyof T, unknown>>,
+  defaults: T,
+  rules: Record<keyof T, StormFieldRule>,
+): T {
+  const scenario: Record<string, unknown> = { ...defaults };
+  for (const name of Object.keys(rules) as Array<keyof T & string>) {
+    const value = config[name];
     if (value === undefined) continue;
-    const [ok, expected] = FIELD_RULES[name];
+    const [ok, expected] = rules[name];
     if (typeof value !== 'number' || !ok(value)) throw invalid(name, expected, value);
     scenario[name] = value;
   }
-  const resolved = scenario as unknown as StormScenario;
+  const resolved = scenario as T;
   if (resolved.stallAt + resolved.stallMs > resolved.durationMs) {
     throw invalid(
       'stallAt + stallMs',
@@ -414,25 +435,45 @@ export function createStormServer(
   };
 }
 
+/** The scenario fields the machinery both loops share reads: all but the open loop's arrival rate. */
+export type StormRunScenario = Omit<StormScenario, 'ratePerSecond'>;
+
+/** The machinery one run of either loop shares: clock, server, timeline, the policy's client, recovery. */
+export interface StormRun {
+  readonly clock: SimClock;
+  readonly server: StormServer;
+  /** The 100 ms buckets over `[0, durationMs)`, filled in as the run goes. */
+  readonly timeline: readonly StormBucket[];
+  /** The policy's client: sends one logical request (pass the request's header in `init`). */
+  readonly send: (url: string, init: RequestInit) => Promise<unknown>;
+  /**
+   * The recovery measure (see the module comment): known once the clock has reached `durationMs`;
+   * `null` before, and when the backlog had not cleared by then.
+   */
+  recoveredAfterMs(): number | null;
+  /**
+   * Runs the arrival window, then goes on (at most `settleMs`) while `open()` says requests are
+   * still running.
+   */
+  run(open: () => number): Promise<void>;
+}
+
 /**
- * Runs one policy through the scenario and reports what it did to the server.
- *
- * @example
- * ```ts
- * const guarded = await simulateStorm({ policy: defaultGuardsPolicy });
- * const unguarded = await simulateStorm({ policy: guardsOffPolicy });
- * console.log(guarded.incidentAmplification, unguarded.recoveredAfterMs);
- * ```
+ * Sets up one run: a fresh clock, the server with its stall, the timeline, the recovery check at
+ * `durationMs` and the policy's client (Retryline's `retryFetch` with the run's seeded jitter
+ * `seededRandom(seed + 1)` and a fresh store, or the policy's own `send`). `onAttempt` hears of
+ * every attempt that reaches the server, with the logical request's id from its header. The
+ * caller schedules the arrivals, then calls `run`.
  */
-export async function simulateStorm(config: StormConfig = {}): Promise<StormReport> {
-  const scenario = resolveScenario(config);
-  const policy = config.policy ?? defaultGuardsPolicy;
+export function startStormRun(
+  scenario: StormRunScenario,
+  policy: StormPolicy,
+  onAttempt: (id: number | undefined) => void,
+): StormRun {
   const { timeoutMs, stallAt, stallMs, durationMs } = scenario;
   const stallEnd = stallAt + stallMs;
-  const incidentEnd = stallEnd + INCIDENT_TAIL_MS;
   const slowWaitMs = timeoutMs / 4;
   const clock = simClock();
-  const arrivals = seededRandom(scenario.seed);
   const random = seededRandom(scenario.seed + 1);
 
   const buckets = Array.from({ length: Math.ceil(durationMs / BUCKET_MS) }, (_, i) => ({
@@ -442,8 +483,6 @@ export async function simulateStorm(config: StormConfig = {}): Promise<StormRepo
     queue: 0,
   }));
   const bucketAt = (time: number) => (time < durationMs ? buckets[Math.floor(time / BUCKET_MS)] : undefined);
-  // Attempts per logical request, by id (the value of the request's header).
-  const attemptsOf: number[] = [];
   const server = createStormServer(
     clock,
     { ...scenario, slowWaitMs },
@@ -451,8 +490,7 @@ export async function simulateStorm(config: StormConfig = {}): Promise<StormRepo
       sent(init) {
         const bucket = bucketAt(clock.now());
         if (bucket) bucket.sent++;
-        const id = requestId(init?.headers);
-        if (id !== undefined && id < attemptsOf.length) attemptsOf[id] = (attemptsOf[id] ?? 0) + 1;
+        onAttempt(requestId(init?.headers));
       },
       served() {
         const bucket = bucketAt(clock.now());
@@ -473,7 +511,6 @@ export async function simulateStorm(config: StormConfig = {}): Promise<StormRepo
     recoveredAfterMs = last === undefined ? 0 : Math.ceil(last - stallEnd);
   });
 
-  // --- The clients ----------------------------------------------------------------------------
   const send =
     'send' in policy
       ? policy.send(server.fetch, clock, { timeoutMs, random })
@@ -484,6 +521,46 @@ export async function simulateStorm(config: StormConfig = {}): Promise<StormRepo
           timeout: timeoutMs,
           ...(typeof policy.options === 'function' ? policy.options() : policy.options),
         });
+
+  return {
+    clock,
+    server,
+    timeline: buckets,
+    send,
+    recoveredAfterMs: () => recoveredAfterMs,
+    async run(open) {
+      await clock.run(durationMs);
+      const settleBy = durationMs + scenario.settleMs;
+      while (open() > 0 && clock.now() < settleBy)
+        await clock.run(Math.min(settleBy, clock.now() + BUCKET_MS));
+    },
+  };
+}
+
+/**
+ * Runs one policy through the scenario and reports what it did to the server.
+ *
+ * @example
+ * ```ts
+ * const guarded = await simulateStorm({ policy: defaultGuardsPolicy });
+ * const unguarded = await simulateStorm({ policy: guardsOffPolicy });
+ * console.log(guarded.incidentAmplification, unguarded.recoveredAfterMs);
+ * ```
+ */
+export async function simulateStorm(config: StormConfig = {}): Promise<StormReport> {
+  const scenario = resolveStormFields(config, STORM_DEFAULTS, FIELD_RULES);
+  const policy = config.policy ?? defaultGuardsPolicy;
+  const { stallAt, stallMs, durationMs } = scenario;
+  const incidentEnd = stallAt + stallMs + INCIDENT_TAIL_MS;
+  // Attempts per logical request, by id (the value of the request's header).
+  const attemptsOf: number[] = [];
+  const storm = startStormRun(scenario, policy, (id) => {
+    if (id !== undefined && id < attemptsOf.length) attemptsOf[id] = (attemptsOf[id] ?? 0) + 1;
+  });
+  const { clock, server, send } = storm;
+  const arrivals = seededRandom(scenario.seed);
+
+  // --- The clients ----------------------------------------------------------------------------
   const arrivedAt: number[] = [];
   let succeeded = 0;
   let failed = 0;
@@ -519,9 +596,7 @@ export async function simulateStorm(config: StormConfig = {}): Promise<StormRepo
   };
   scheduleArrival();
 
-  await clock.run(durationMs);
-  const settleBy = durationMs + scenario.settleMs;
-  while (open > 0 && clock.now() < settleBy) await clock.run(Math.min(settleBy, clock.now() + BUCKET_MS));
+  await storm.run(() => open);
 
   let incidentRequests = 0;
   let incidentFirst = 0;
@@ -549,11 +624,11 @@ export async function simulateStorm(config: StormConfig = {}): Promise<StormRepo
     unfinished: open,
     successRate: ratio(succeeded, logicalRequests),
     failures,
-    recoveredAfterMs,
+    recoveredAfterMs: storm.recoveredAfterMs(),
     served: server.served(),
     wasted: server.wasted(),
     peakQueue: server.peakQueue(),
-    timeline: buckets,
+    timeline: storm.timeline,
   };
 }
 
@@ -570,7 +645,8 @@ export async function simulateStorms(
   return reports;
 }
 
-const ratio = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
+/** `part / whole`, 0 when `whole` is 0. */
+export const ratio = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 
 /** The logical request an attempt belongs to, from its header; `undefined` when it has none. */
 function requestId(headers: HeadersInit | undefined): number | undefined {
