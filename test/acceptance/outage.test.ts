@@ -1,5 +1,6 @@
 import { attachRetry, getRetryInfo as axiosRetryInfo } from '@retryline/axios';
 import { type Clock, seededRandom, virtualClock } from '@retryline/core';
+import { GATE_DEFAULTS } from '@retryline/core/store';
 import { getRetryInfo as fetchRetryInfo, retryFetch } from '@retryline/fetch';
 import { getRetryInfo as kyRetryInfo, retryline } from '@retryline/ky';
 import axios from 'axios';
@@ -12,8 +13,9 @@ import { settle } from '../support/settle';
 /**
  * A server in outage, 60 callers at once, each adapter with its
  * DEFAULT policy (retries 2, exponential from 100 ms with full jitter, the default retry budget,
- * maxRetryAfter 60 s). Whatever stops a request's retries — its retries ran out, the retry budget
- * refused one, the server asked for too long a wait — every caller gets its client's own result for
+ * the recovery gate, maxRetryAfter 60 s). Whatever stops a request's retries — its retries ran out,
+ * the gate gave up on an origin that kept failing, the retry budget refused one, the server asked
+ * for too long a wait — every caller gets its client's own result for
  * the last response, and `getRetryInfo(result)` says which it was.
  *
  * The only options given are an injected clock and random source, as core lets every caller do:
@@ -93,14 +95,17 @@ interface Adapter {
    * RetryBudgetExhaustedError, say) fails here.
    */
   read(result: { value: unknown; error: unknown }): Promise<Read>;
+  /** The same adapter, a client of its own made with `gate: false`. */
+  withoutGate(): Adapter;
 }
 
 // One client per adapter, made once, as the docs say to (a client owns its budget).
-function fetchAdapter(): Adapter {
+function fetchAdapter(extra: { gate?: false } = {}): Adapter {
   const clock = steppedClock(T0);
-  const client = retryFetch(fetch, { clock: clock.clock, random: seededRandom('fetch') });
+  const client = retryFetch(fetch, { clock: clock.clock, random: seededRandom('fetch'), ...extra });
   return {
     name: 'fetch',
+    withoutGate: () => fetchAdapter({ gate: false }),
     clock,
     get: (url) => client(url),
     async read({ value, error }) {
@@ -112,12 +117,13 @@ function fetchAdapter(): Adapter {
   };
 }
 
-function axiosAdapter(): Adapter {
+function axiosAdapter(extra: { gate?: false } = {}): Adapter {
   const clock = steppedClock(T0);
   const instance = axios.create();
-  attachRetry(instance, { clock: clock.clock, random: seededRandom('axios') });
+  attachRetry(instance, { clock: clock.clock, random: seededRandom('axios'), ...extra });
   return {
     name: 'axios',
+    withoutGate: () => axiosAdapter({ gate: false }),
     clock,
     get: (url) => instance.get(url),
     async read({ value, error }) {
@@ -140,11 +146,12 @@ function axiosAdapter(): Adapter {
   };
 }
 
-function kyAdapter(): Adapter {
+function kyAdapter(extra: { gate?: false } = {}): Adapter {
   const clock = steppedClock(T0);
-  const api = ky.create(retryline({ clock: clock.clock, random: seededRandom('ky') }));
+  const api = ky.create(retryline({ clock: clock.clock, random: seededRandom('ky'), ...extra }));
   return {
     name: 'ky',
+    withoutGate: () => kyAdapter({ gate: false }),
     clock,
     get: (url) => api.get(url),
     async read({ value, error }) {
@@ -178,26 +185,58 @@ async function outage(adapter: Adapter, path: string): Promise<Read[]> {
 }
 
 describe.each(adapters)('an outage through $name with default options', (adapter) => {
-  it('gives all 60 callers the 503 as the client gives it; the budget stops some, the rest run out of retries', async () => {
+  it('gives all 60 callers the 503 as the client gives it; the recovery gate parks their retries and sends one probe at a time', async () => {
     server.script('/outage', [{ status: 503, body: 'down for maintenance' }]);
+    const before = adapter.clock.clock.now();
 
     const reads = await outage(adapter, '/outage');
 
+    const elapsed = adapter.clock.clock.now() - before;
     for (const read of reads) {
       expect(read.status).toBe(503);
       expect(read.body).toBe('down for maintenance');
       expect(read.info, 'getRetryInfo answers for every result').toBeDefined();
     }
     const infos = reads.map((read) => read.info as RetryInfoView);
+    const byGate = infos.filter((info) => info.stoppedBy === 'gate');
+    const exhausted = infos.filter((info) => info.stoppedBy === 'exhausted');
+    // The origin never recovers: a parked retry gives up after the gate's maxParkMs; a retry that
+    // went as a probe and failed, with no retry left, ran out of retries. The budget is never reached.
+    expect(byGate.length, 'stopped by the gate').toBeGreaterThan(CALLERS / 2);
+    expect(byGate.length + exhausted.length).toBe(CALLERS);
+    for (const info of exhausted) expect(info.attempts).toBe(MAX_ATTEMPTS);
+
+    // What the callers were told adds up to what the server saw.
+    const attempts = infos.reduce((sum, info) => sum + (info.attempts ?? 0), 0);
+    const seen = server.requests('/outage').length;
+    expect(attempts).toBe(seen);
+    // One probe at a time, no sooner than half a probe interval after the last failed one, for as
+    // long as retries stay parked (a retry parks at most maxParkMs, and a request's two retries at
+    // most twice that): far fewer retries than the budget's 106 would have let through.
+    const { probeMs, maxParkMs } = GATE_DEFAULTS;
+    const retries = seen - CALLERS;
+    expect(retries).toBeGreaterThan(0);
+    expect(retries).toBeLessThanOrEqual(1 + Math.ceil((2 * maxParkMs) / (probeMs / 2)));
+    expect(retries).toBeLessThan(BUDGET_RETRIES);
+    // Nobody waits past two parks and their backoffs.
+    expect(elapsed).toBeLessThanOrEqual(2 * maxParkMs + 2 * 20_000);
+  });
+
+  it('without the gate (gate: false), the budget stops some and the rest run out of retries', async () => {
+    server.script('/outage', [{ status: 503, body: 'down for maintenance' }]);
+
+    const reads = await outage(adapter.withoutGate(), '/outage');
+
+    for (const read of reads) {
+      expect(read.status).toBe(503);
+      expect(read.body).toBe('down for maintenance');
+    }
+    const infos = reads.map((read) => read.info as RetryInfoView);
     const exhausted = infos.filter((info) => info.stoppedBy === 'exhausted');
     const budget = infos.filter((info) => info.stoppedBy === 'budget');
-    expect(exhausted.length, 'stopped because retries ran out').toBeGreaterThan(0);
-    expect(budget.length, 'stopped by the retry budget').toBeGreaterThan(0);
     expect(exhausted.length + budget.length).toBe(CALLERS);
     for (const info of exhausted) expect(info.attempts).toBe(MAX_ATTEMPTS);
     for (const info of budget) expect(info.attempts).toBeLessThan(MAX_ATTEMPTS);
-
-    // What the callers were told adds up to what the server saw, and the budget held.
     const attempts = infos.reduce((sum, info) => sum + (info.attempts ?? 0), 0);
     const seen = server.requests('/outage').length;
     expect(attempts).toBe(seen);

@@ -62,7 +62,8 @@ export interface WaitRow
 export interface GuardWaitRow {
   /** The attempt that waited. */
   readonly attempt: number;
-  readonly guard: 'limiter' | 'bulkhead' | 'pacing';
+  /** `parked`: the recovery gate held a retry while its origin kept failing. */
+  readonly guard: 'limiter' | 'bulkhead' | 'pacing' | 'parked';
   readonly key: string;
   /** Milliseconds waited. */
   readonly waited: number;
@@ -449,6 +450,23 @@ function applyToRow(draft: RowDraft, event: RowEvent, see: (t: number) => void):
       const wait = {
         attempt: event.attempt,
         guard: event.guard,
+        key: event.key,
+        waited: event.waited,
+        t: event.t,
+      };
+      see(event.t - (Number.isFinite(event.waited) ? event.waited : 0));
+      draft.guardWaits.set(guardKey(wait.attempt, wait.guard), wait);
+      return;
+    }
+    case 'retry-parked':
+      see(event.t);
+      return;
+    case 'retry-released': {
+      // A parked retry's wait, drawn as its own kind of wait (the gate tells of it in these events
+      // rather than in a guard-wait).
+      const wait = {
+        attempt: event.attempt,
+        guard: 'parked' as const,
         key: event.key,
         waited: event.waited,
         t: event.t,

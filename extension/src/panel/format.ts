@@ -115,6 +115,7 @@ const OUTCOME_LABELS: Readonly<Record<RowOutcome, string>> = {
   'quota-spent': 'quota spent (pacing)',
   'bulkhead-rejected': 'bulkhead full',
   'retry-after-too-long': 'Retry-After too long',
+  'origin-failing': 'origin still failing (parked)',
   pending: 'pending',
 };
 
@@ -140,6 +141,8 @@ export function refusalLabel(row: RequestRow): string | undefined {
       return 'bulkhead';
     case 'retry-after-too-long':
       return 'Retry-After too long';
+    case 'origin-failing':
+      return 'gate';
     default:
       return undefined;
   }

@@ -62,6 +62,15 @@ const valid: Record<RetrylineEvent['type'], RetrylineEvent> = {
     key: 'https://api.example',
     waited: 40,
   },
+  'retry-parked': { ...base, type: 'retry-parked', attempt: 2, key: 'https://api.example', failures: 3 },
+  'retry-released': {
+    ...base,
+    type: 'retry-released',
+    attempt: 2,
+    key: 'https://api.example',
+    reason: 'probe',
+    waited: 1250,
+  },
 };
 
 describe('validateEvent', () => {

@@ -14,6 +14,7 @@ import {
   type GuardWaitEvent,
   REDACTED,
   type RequestEndEvent,
+  type RetryReleasedEvent,
   type RetryScheduledEvent,
   SENSITIVE_HEADERS,
 } from '@retryline/core/instrument';
@@ -97,6 +98,7 @@ const requestOutcome = oneOf<RequestEndEvent['outcome']>({
   'quota-spent': true,
   'bulkhead-rejected': true,
   'retry-after-too-long': true,
+  'origin-failing': true,
 });
 const delayReason = oneOf<RetryScheduledEvent['reason']>({
   backoff: true,
@@ -119,7 +121,13 @@ const jitter = oneOf<RetryScheduledEvent['jitter']>({
   proportional: true,
 });
 const breakerState = oneOf<BreakerStateEvent['to']>({ closed: true, open: true, 'half-open': true });
-const guard = oneOf<GuardWaitEvent['guard']>({ limiter: true, bulkhead: true, pacing: true });
+const guard = oneOf<GuardWaitEvent['guard']>({ limiter: true, bulkhead: true, pacing: true, parked: true });
+const releaseReason = oneOf<RetryReleasedEvent['reason']>({
+  probe: true,
+  released: true,
+  'max-wait': true,
+  deadline: true,
+});
 
 function bool(value: unknown): boolean | Invalid {
   return typeof value === 'boolean' ? value : INVALID;
@@ -251,6 +259,13 @@ const SPECS = {
     key: required(id),
     waited: required(finite),
   },
+  'retry-parked': { attempt: required(count), key: required(id), failures: required(count) },
+  'retry-released': {
+    attempt: required(count),
+    key: required(id),
+    reason: required(releaseReason),
+    waited: required(finite),
+  },
 } as const satisfies Record<RetrylineEvent['type'], Spec>;
 
 // Each spec must name exactly its event's fields (checked at compile time).
@@ -271,6 +286,8 @@ const specsMatchCore: {
   'breaker-state': true,
   budget: true,
   'guard-wait': true,
+  'retry-parked': true,
+  'retry-released': true,
 };
 void specsMatchCore;
 

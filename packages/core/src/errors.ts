@@ -39,7 +39,10 @@ export type { ExhaustionReason };
 /** Every allowed attempt failed (or the next delay passed `maxDelay` with `onMaxDelay: 'give-up'`). */
 export class RetriesExhaustedError extends RetrylineError {
   override name = 'RetriesExhaustedError';
-  /** `'retries'` when the attempt limit was reached, `'max-delay'` when the next delay passed the cap. */
+  /**
+   * `'retries'` when the attempt limit was reached, `'max-delay'` when the next delay passed the cap,
+   * `'origin-failing'` when the origin kept failing for as long as the recovery gate parks a retry.
+   */
   readonly reason: ExhaustionReason;
 
   constructor(message: string, details: RetrylineErrorDetails & { reason?: ExhaustionReason } = {}) {

@@ -20,12 +20,13 @@ export {
 } from './errors';
 export { subscribe } from './events/emitter';
 export { type EventLogger, eventLogger, logEvents } from './events/log-events';
-export { type EventRecorder, type Recording, recordEvents } from './events/recorder';
+export { type Recording, recordEvents } from './events/recorder';
 export type { RetrylineEvent, RetrylineEventListener } from './events/types';
 export { type CircuitBreaker, type CircuitBreakerOptions, circuitBreaker } from './guard/breaker';
 export { type Bulkhead, type BulkheadValueOptions, bulkhead } from './guard/bulkhead';
 export { type Pacing, type PacingOptions, pacing } from './guard/pacing';
 export { type RateLimiter, type RateLimiterOptions, rateLimiter } from './guard/rate-limiter';
+export { type RecoveryGate, type RecoveryGateValueOptions, recoveryGate } from './guard/recovery-gate';
 export { type RetryBudget, type RetryBudgetValueOptions, retryBudget } from './guard/retry-budget';
 export { type GuardStore, type MemoryStore, memoryStore, type Store } from './guard/store';
 export type { HttpOutcome } from './http/classify';

@@ -166,8 +166,7 @@ function normalizeHooks(options: RetryOptions): Hooks {
 }
 
 /** Guards are opt-in here: a generic operation has no origin to key a default budget by. */
-const resolveRetryGuards = (options: RetryOptions) =>
-  resolveGuards(options, { budget: false, pacing: false });
+const resolveRetryGuards = (options: RetryOptions) => resolveGuards(options, { own: false, pacing: false });
 
 async function execute<T>(fn: RetryOperation<T>, options: RetryOptions): Promise<RetryResult<T>> {
   if (typeof fn !== 'function') throw invalid('the operation', 'a function', fn, 'fn');

@@ -90,7 +90,7 @@ export interface ScheduledDelay {
 }
 
 /** The guards that can hold an attempt before it is sent. */
-export type GuardWaitReason = 'pacing' | 'limiter' | 'bulkhead';
+export type GuardWaitReason = 'pacing' | 'limiter' | 'bulkhead' | 'parked';
 
 /** What the loop needs from its caller. */
 export interface LoopSpec<V> {

@@ -17,6 +17,7 @@ const ENDINGS = {
   'quota-spent': { stoppedBy: 'pacing', handsBack: true },
   'bulkhead-rejected': { stoppedBy: 'bulkhead', handsBack: true },
   'retry-after-too-long': { stoppedBy: 'retry-after-too-long', handsBack: true },
+  'origin-failing': { stoppedBy: 'gate', handsBack: true },
 } as const satisfies Record<string, { readonly stoppedBy: string | undefined; readonly handsBack: boolean }>;
 
 type Endings = typeof ENDINGS;
@@ -44,8 +45,11 @@ export type StoppedOutcome = {
 /** Why the policy stops after a retryable failure: the retries or the `maxDelay` ran out, the deadline, too long a hint. */
 export type StopReason = 'retries' | 'max-delay' | 'deadline' | 'retry-after-too-long';
 
-/** Why retrying stopped with `RetriesExhaustedError`: the retries ran out, or the next delay passed `maxDelay`. */
-export type ExhaustionReason = Extract<StopReason, 'retries' | 'max-delay'>;
+/**
+ * Why retrying stopped with `RetriesExhaustedError`: the retries ran out, the next delay passed
+ * `maxDelay`, or the origin kept failing for as long as the recovery gate parks a retry.
+ */
+export type ExhaustionReason = Extract<StopReason, 'retries' | 'max-delay'> | 'origin-failing';
 
 /** How an attempt reflects on the dependency's health (what a circuit breaker counts). */
 export type Health = 'success' | 'failure' | 'ignored';

@@ -6,7 +6,7 @@
 export type { GuardWaitReason, ScheduledDelay } from '../engine/attempt-loop';
 export { DEVTOOLS_HOOK, type DevtoolsHook } from '../events/emitter';
 export type { EventLogLine } from '../events/log-events';
-export type { RecordingEntry } from '../events/recorder';
+export type { EventRecorder, RecordingEntry } from '../events/recorder';
 export type {
   AttemptEndEvent,
   AttemptOutcome,
@@ -19,6 +19,8 @@ export type {
   RequestEndEvent,
   RequestOutcome,
   RequestStartEvent,
+  RetryParkedEvent,
+  RetryReleasedEvent,
   RetryScheduledEvent,
 } from '../events/types';
 export {

@@ -28,6 +28,16 @@ export {
 } from '../guard/bulkhead';
 export { localStore } from '../guard/local-store';
 export {
+  GATE_DEFAULTS,
+  type GateState,
+  type GateVerdict,
+  gateAdmit,
+  gateInit,
+  gateRecord,
+  normalizeGate,
+  type RecoveryGateConfig,
+} from '../guard/recovery-gate';
+export {
   BUDGET_BUCKETS,
   BUDGET_DEFAULTS,
   type BudgetDecision,

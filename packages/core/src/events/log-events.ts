@@ -42,6 +42,8 @@ function isWarning(event: RetrylineEvent): boolean {
       return event.to !== 'closed';
     case 'budget':
       return !event.allowed;
+    case 'retry-parked':
+      return true;
     default:
       return false;
   }
@@ -68,6 +70,10 @@ function describe(event: RetrylineEvent): string {
       return `retry budget for ${event.key}: ${event.allowed ? 'retry allowed' : 'spent'}, ${event.remaining} left`;
     case 'guard-wait':
       return `waited ${ms(event.waited)} for the ${event.guard} (${event.key})`;
+    case 'retry-parked':
+      return `attempt ${event.attempt} parked: ${event.key} failed ${event.failures} times in a row`;
+    case 'retry-released':
+      return `attempt ${event.attempt} ${event.reason === 'probe' ? 'goes as the probe' : event.reason} after ${ms(event.waited)} parked (${event.key})`;
   }
 }
 

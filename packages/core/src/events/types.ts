@@ -132,13 +132,40 @@ export interface BudgetEvent extends EventBase {
 export interface GuardWaitEvent extends EventBase {
   readonly type: 'guard-wait';
   readonly attempt: number;
-  readonly guard: 'limiter' | 'bulkhead' | 'pacing';
+  readonly guard: 'limiter' | 'bulkhead' | 'pacing' | 'parked';
   readonly key: string;
+  readonly waited: number;
+}
+
+/**
+ * A retry was parked by the recovery gate instead of being sent: its key (by default the origin)
+ * has failed `failures` times in a row, so retries wait for a probe to succeed.
+ */
+export interface RetryParkedEvent extends EventBase {
+  readonly type: 'retry-parked';
+  readonly attempt: number;
+  readonly key: string;
+  /** The key's failed attempts in a row when the retry was parked. */
+  readonly failures: number;
+}
+
+/**
+ * A parked retry goes ahead, `waited` ms after it was parked: `probe`, as the key's one probe;
+ * `released`, by a success to the key (after a short spread); `max-wait`, its `maxDelay` was up;
+ * `deadline`, its deadline came first (it is not sent).
+ */
+export interface RetryReleasedEvent extends EventBase {
+  readonly type: 'retry-released';
+  readonly attempt: number;
+  readonly key: string;
+  readonly reason: 'probe' | 'released' | 'max-wait' | 'deadline';
   readonly waited: number;
 }
 
 export type RetrylineEvent =
   | BreakerStateEvent
+  | RetryParkedEvent
+  | RetryReleasedEvent
   | BudgetEvent
   | GuardWaitEvent
   | RequestStartEvent

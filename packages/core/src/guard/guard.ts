@@ -61,7 +61,7 @@ export interface GuardValueOptions {
 }
 
 /** The kinds of guard, in the order they admit an attempt. */
-export type GuardKind = 'pacing' | 'limiter' | 'bulkhead' | 'budget' | 'breaker';
+export type GuardKind = 'gate' | 'pacing' | 'limiter' | 'bulkhead' | 'budget' | 'breaker';
 
 /** What one request's hooks need to know about it. */
 export interface SessionContext {
@@ -71,8 +71,11 @@ export interface SessionContext {
   readonly emit: Emit;
   /** Names the request in messages: `GET https://api.example/x`, `Operation`. */
   readonly label: string;
-  /** Reports a wait the guard made the attempt sit out (counted like any other wait). */
-  waited(attempt: number, guard: GuardWaitReason, since: number): void;
+  /**
+   * Reports a wait the guard made the attempt sit out (counted like any other wait); `quiet`: the
+   * guard tells of it in events of its own, so no `guard-wait` event is sent.
+   */
+  waited(attempt: number, guard: GuardWaitReason, since: number, quiet?: boolean): void;
 }
 
 /** One guard as one request runs it; every hook is optional. */
@@ -118,6 +121,7 @@ export interface Binding {
 const BIND = Symbol.for('retryline.guard');
 
 const TAGS: Readonly<Record<GuardKind, string>> = {
+  gate: 'RecoveryGate',
   pacing: 'Pacing',
   limiter: 'RateLimiter',
   bulkhead: 'Bulkhead',
@@ -172,6 +176,8 @@ export function guardHome(guard: string, options: GuardValueOptions) {
       home ??= binding.store !== undefined && !isClientOwned(binding.store) ? binding.store : memoryStore();
       return home;
     },
+    /** The guard's store once a client has used it: `undefined` before. */
+    settled: (): GuardStore | undefined => home,
     /** The guard's key function for a client (`path`: with the first path segment, for pacing). */
     keyFor: (binding: Binding, path = false) => keyFunction(ownKey, binding, path),
     /**

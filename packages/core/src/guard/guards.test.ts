@@ -9,7 +9,7 @@ import { seededRandom } from '../time/random';
 import { type VirtualClock, virtualClock } from '../time/virtual-clock';
 import { circuitBreaker } from './breaker';
 import { bulkhead } from './bulkhead';
-import { type GuardOptions, resolveGuards } from './guards';
+import { type GuardOptions, HTTP_OWN_GUARDS, resolveGuards } from './guards';
 import { localStore } from './local-store';
 import { pacing } from './pacing';
 import { rateLimiter } from './rate-limiter';
@@ -577,7 +577,7 @@ describe('server-informed pacing, through the HTTP engine', () => {
 
 describe('resolveGuards', () => {
   const resolve = (options: Record<string, unknown>) => () =>
-    resolveGuards(options as GuardOptions, { budget: true, pacing: true });
+    resolveGuards(options as GuardOptions, { own: HTTP_OWN_GUARDS, pacing: true });
   const value = (factory: string) =>
     `a ${factory}() value (guards are made by their factory: ${factory}({ … }))`;
 
@@ -615,16 +615,22 @@ describe('resolveGuards', () => {
 
   it('reads only undefined as absent', () => {
     // As JavaScript callers (and spread option objects) pass them.
-    const absent = { budget: undefined, store: undefined, pacing: undefined } as unknown as GuardOptions;
-    const guards = resolveGuards(absent, { budget: true, pacing: true });
+    const absent = {
+      budget: undefined,
+      gate: undefined,
+      store: undefined,
+      pacing: undefined,
+    } as unknown as GuardOptions;
+    const guards = resolveGuards(absent, { own: HTTP_OWN_GUARDS, pacing: true });
     expect(guards.budget).toBeDefined();
+    expect(guards.gate).toBeDefined();
     expect(guards.pacing).toBeUndefined();
-    expect(guards.list.map((guard) => guard.kind)).toEqual(['budget']);
+    expect(guards.list.map((guard) => guard.kind)).toEqual(['gate', 'budget']);
   });
 
   it('refuses pacing for retry(), which reads no responses', () => {
-    expect(() =>
-      resolveGuards({ pacing: pacing() } as GuardOptions, { budget: false, pacing: false }),
-    ).toThrow('Expected pacing to be absent: pacing reads HTTP responses, retry() has none');
+    expect(() => resolveGuards({ pacing: pacing() } as GuardOptions, { own: false, pacing: false })).toThrow(
+      'Expected pacing to be absent: pacing reads HTTP responses, retry() has none',
+    );
   });
 });

@@ -24,6 +24,7 @@ import {
 } from './guard';
 import type { BoundPacing, Pacing } from './pacing';
 import type { RateLimiter } from './rate-limiter';
+import { type BoundGate, clientGate, type RecoveryGate } from './recovery-gate';
 import { type BoundBudget, clientBudget, type RetryBudget } from './retry-budget';
 import { clientStore, expectStore, type GuardStore } from './store';
 
@@ -50,6 +51,17 @@ export interface GuardOptions {
    * ```
    */
   budget?: false | RetryBudget;
+  /**
+   * The recovery gate: while an origin keeps failing, retries are parked instead of fired blind,
+   * one probe at a time goes ahead, and parked retries are released as successes come back (see
+   * `recoveryGate()`). First attempts are never held. `false` turns it off.
+   * @default HTTP clients: a gate of the client's own (holdAfter 3, probeMs 250, spreadMs 50); `retry()`: none
+   * @example
+   * ```ts
+   * retryFetch(fetch, { gate: recoveryGate({ probeMs: 500 }) });
+   * ```
+   */
+  gate?: false | RecoveryGate;
   /**
    * A client-side rate limiter (a token bucket per key): nothing is sent without a token.
    * @default none
@@ -79,18 +91,21 @@ export interface GuardOptions {
 
 /** The guards of one client, bound: in admission order, with the budget and pacing at hand. */
 export interface ResolvedGuards {
-  /** Every guard, in admission order: pacing, limiter, bulkhead, budget, breaker. */
+  /** Every guard, in admission order: gate, pacing, limiter, bulkhead, budget, breaker. */
   readonly list: readonly BoundGuard[];
   /** The retry budget, for the happy path's count. */
   readonly budget: (BoundGuard & BoundBudget) | undefined;
+  /** The recovery gate, for the happy path's success. */
+  readonly gate: (BoundGuard & BoundGate) | undefined;
   /** Pacing, for what responses say of the quota (HTTP only). */
   readonly pacing: BoundPacing | undefined;
 }
 
-const ORDER = ['pacing', 'limiter', 'bulkhead', 'budget', 'breaker'] as const;
+const ORDER = ['gate', 'pacing', 'limiter', 'bulkhead', 'budget', 'breaker'] as const;
 
 /** The option name, guard kind and factory of each guard, in {@link ORDER}. */
 const GUARDS = {
+  gate: 'recoveryGate',
   pacing: 'pacing',
   limiter: 'rateLimiter',
   bulkhead: 'bulkhead',
@@ -98,15 +113,24 @@ const GUARDS = {
   breaker: 'circuitBreaker',
 } as const;
 
+/** The guards a client has of its own unless told otherwise (HTTP clients): a budget and a gate. */
+export interface OwnGuards {
+  readonly budget: typeof clientBudget;
+  readonly gate: typeof clientGate;
+}
+
+/** What HTTP clients pass as `defaults.own`: passed in, so `retry()`'s bundle carries neither. */
+export const HTTP_OWN_GUARDS: OwnGuards = { budget: clientBudget, gate: clientGate };
+
 /**
- * Validates guard options once and binds the guard values to the client: `defaults.budget` says
- * whether an absent `budget` means the client's own; `defaults.pacing` whether pacing applies (HTTP
- * only). Only `undefined` is absent: `null`, `true` or an options object (guards were options
+ * Validates guard options once and binds the guard values to the client: `defaults.own`, the
+ * factories of the budget and gate an absent `budget` and `gate` mean (HTTP clients), or `false`
+ * for none; `defaults.pacing` whether pacing applies (HTTP only). Only `undefined` is absent: `null`, `true` or an options object (guards were options
  * objects before they were values) is refused with the factory to use.
  */
 export function resolveGuards(
   options: GuardOptions & { pacing?: Pacing },
-  defaults: { budget: boolean; pacing: boolean },
+  defaults: { own: OwnGuards | false; pacing: boolean },
   key?: GuardKeyFunction,
 ): ResolvedGuards {
   const given = own(options, 'store');
@@ -116,6 +140,7 @@ export function resolveGuards(
   const binding: Binding = { store, key };
   const list: BoundGuard[] = [];
   let budget: (BoundGuard & BoundBudget) | undefined;
+  let gate: (BoundGuard & BoundGate) | undefined;
   let pacing: BoundPacing | undefined;
   for (const kind of ORDER) {
     const value = own(options, kind);
@@ -124,28 +149,37 @@ export function resolveGuards(
         throw invalid('pacing', 'absent: pacing reads HTTP responses, retry() has none', value);
       continue;
     }
-    if (kind === 'budget' && (value === false || (value === undefined && !defaults.budget))) continue;
-    if (value === undefined && kind !== 'budget') continue;
+    // The budget and the gate: a client's own by default (HTTP), `false` for none.
+    const ownByDefault = kind === 'budget' || kind === 'gate';
+    if (ownByDefault && (value === false || (value === undefined && !defaults.own))) continue;
+    if (value === undefined && !ownByDefault) continue;
+    const owned = defaults.own as OwnGuards;
     const bound =
-      kind === 'budget' && value === undefined
-        ? clientBudget({ store, key })
-        : bindGuard(kind, kind, GUARDS[kind], value, binding);
+      value !== undefined
+        ? bindGuard(kind, kind, GUARDS[kind], value, binding)
+        : kind === 'budget'
+          ? owned.budget({ store, key })
+          : owned.gate({ store, key });
     if (kind === 'budget') budget = bound as BoundGuard & BoundBudget;
+    if (kind === 'gate') gate = bound as BoundGuard & BoundGate;
     if (kind === 'pacing') pacing = bound as BoundPacing;
     list.push(bound);
   }
-  return { list, budget, pacing };
+  return { list, budget, gate, pacing };
 }
 
 /**
  * Admits a request's first attempt at once when nothing can make it wait or refuse it: no guard
- * but the budget, kept in a store that answers at once. The budget then counts the request, and the
- * answer is `true`. `false`, with nothing counted, leaves the admission to {@link guardHooks}.
+ * but the budget (kept in a store that answers at once) and a gate with no key failing (it never
+ * holds a first attempt, and then has no outcome to count). The budget then counts the request, and
+ * the answer is `true`. `false`, with nothing counted, leaves the admission to {@link guardHooks}.
  */
 export function admitFirstAtOnce(guards: ResolvedGuards, request: GuardRequest, now: number): boolean {
-  const { list, budget } = guards;
-  if (list.length === 0) return true;
-  return list.length === 1 && budget !== undefined && budget.countAtOnce(request, now);
+  const { list, budget, gate } = guards;
+  const others = list.length - (gate ? 1 : 0);
+  if (gate && !gate.quiet()) return false;
+  if (others === 0) return true;
+  return others === 1 && budget !== undefined && budget.countAtOnce(request, now);
 }
 
 /** Whether any guard needs a key and store calls. */
@@ -213,10 +247,10 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
       policy,
       emit,
       label,
-      waited(attempt, reason, since) {
+      waited(attempt, reason, since, quiet) {
         const ms = clock.now() - since;
         if (ms <= 0) return;
-        emit({ type: 'guard-wait', attempt, guard: reason, key, waited: ms });
+        if (!quiet) emit({ type: 'guard-wait', attempt, guard: reason, key, waited: ms });
         waits ??= [];
         waits.push({ guard: reason, ms });
       },

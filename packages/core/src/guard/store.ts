@@ -88,6 +88,7 @@ export interface MemoryStoreSize {
   readonly limiters: number;
   readonly bulkheads: number;
   readonly pacing: number;
+  readonly gates: number;
 }
 
 /**
@@ -183,6 +184,7 @@ export function memoryStore(): MemoryStore {
       limiters: count('limiters'),
       bulkheads: count('bulkheads'),
       pacing: count('pacing'),
+      gates: count('gates'),
     }),
   };
   Object.defineProperty(store, MEMORY, { value: memory });

@@ -22,6 +22,7 @@ import {
   type GuardHooks,
   type GuardOptions,
   guardHooks,
+  HTTP_OWN_GUARDS,
   resolveGuards,
 } from '../guard/guards';
 import type { Pacing } from '../guard/pacing';
@@ -340,7 +341,7 @@ function resolveOptions(input: HttpRetryOptions | undefined) {
     requestId,
     guards: resolveGuards(
       options,
-      { budget: true, pacing: true },
+      { own: HTTP_OWN_GUARDS, pacing: true },
       guardKeyOption('guardKey', own(options, 'guardKey')),
     ),
   };

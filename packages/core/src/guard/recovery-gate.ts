@@ -1,0 +1,456 @@
+/**
+ * The recovery gate: retries wait for the origin to recover instead of firing blind into an outage.
+ *
+ * While a key (by default an origin) keeps failing, its retries are parked rather than sent on
+ * their backoff. One parked retry at a time goes ahead as a probe (the circuit breaker's half-open
+ * trial, applied to retries rather than to all traffic: first attempts are never held). Once an
+ * attempt to the key succeeds, the parked retries are released at the pace the server answers:
+ * each success releases the next parked retry (ACK clocking, as in TCP's slow start; Jacobson,
+ * "Congestion Avoidance and Control", SIGCOMM 1988, https://ee.lbl.gov/papers/congavoid.pdf), each
+ * after a short random spread, so the release is not the next spike. A retry is parked no longer
+ * than its `maxDelay`, then goes ahead whatever the gate says, and never past its deadline.
+ *
+ * The key's health (consecutive failures, whether it is held, the probe's lease) is a pure state
+ * machine kept in the store, so clients sharing a store share it; the parked retries themselves
+ * wait in their own process.
+ */
+
+import type { LoopAttempt, Refusal } from '../engine/attempt-loop';
+import type { Health } from '../engine/outcome';
+import { DeadlineExceededError, RetriesExhaustedError } from '../errors';
+import { finiteNumber, own } from '../policy/normalize';
+import {
+  type Binding,
+  type BoundGuard,
+  checkObject,
+  type GuardRequest,
+  type GuardValue,
+  type GuardValueOptions,
+  guardHome,
+  guardValue,
+  keyFunction,
+  type SessionContext,
+  unsent,
+} from './guard';
+import { type GuardStore, memoryOf, memoryStore, type Slot, step } from './store';
+
+/** The gate's rules. */
+export interface RecoveryGateOptions {
+  /**
+   * Consecutive failed attempts to a key (timeouts, connection errors, retryable statuses, from
+   * any request) after which its retries are parked.
+   * @default 3
+   */
+  readonly holdAfter?: number;
+  /**
+   * Milliseconds between probes while the key is held: after a probe fails, the next parked retry
+   * goes no sooner than this (with ±50 % spread).
+   * @default 250
+   */
+  readonly probeMs?: number;
+  /**
+   * The most milliseconds a released retry waits before it is sent, drawn uniformly: spreads a
+   * release over the server's answers rather than sending it in the same instant.
+   * @default 50
+   */
+  readonly spreadMs?: number;
+  /**
+   * The most milliseconds a retry stays parked (never past its `maxDelay` or deadline). A key still
+   * failing then stops the request with its last response (`stoppedBy: 'gate'`).
+   * @default 5_000
+   */
+  readonly maxParkMs?: number;
+}
+
+/** The gate's rules, defaults filled in. */
+export interface RecoveryGateConfig {
+  readonly holdAfter: number;
+  readonly probeMs: number;
+  readonly spreadMs: number;
+  readonly maxParkMs: number;
+}
+
+/** The defaults: hold after 3 failures in a row, probe every 250 ms, spread releases over 50 ms, park 5 s at most. */
+export const GATE_DEFAULTS: RecoveryGateConfig = /* @__PURE__ */ Object.freeze({
+  holdAfter: 3,
+  probeMs: 250,
+  spreadMs: 50,
+  maxParkMs: 5_000,
+});
+
+/** How long a probe holds the key's one probe place when nothing ends it first (no timeout set). */
+export const PROBE_LEASE_MS = 10_000;
+
+/** A key's health: plain JSON. */
+export interface GateState {
+  /** Failed attempts since the last success. */
+  readonly failures: number;
+  /** Whether retries to the key are parked. */
+  readonly holding: boolean;
+  /** Until when the probe in flight holds the key's one probe place (0: no probe). */
+  readonly probeUntil: number;
+  /** No probe before this instant (after a failed probe). */
+  readonly nextProbeAt: number;
+}
+
+/** What the gate says of a retry about to be sent. */
+export type GateVerdict = 'go' | 'probe' | 'park';
+
+/** A key that has seen nothing: nothing held. */
+export const gateInit = (): GateState => ({ failures: 0, holding: false, probeUntil: 0, nextProbeAt: 0 });
+
+/**
+ * A retry asks to go: `go` while the key is not held; while it is, `probe` (the retry takes the
+ * probe place until `now + leaseMs`) when no probe is in flight and the last failed one is
+ * `probeMs` old, else `park`.
+ */
+export function gateAdmit(
+  state: GateState,
+  now: number,
+  leaseMs: number,
+): { readonly verdict: GateVerdict; readonly state: GateState } {
+  if (!state.holding) return { verdict: 'go', state };
+  if (state.probeUntil > now || state.nextProbeAt > now) return { verdict: 'park', state };
+  return { verdict: 'probe', state: { ...state, probeUntil: now + leaseMs } };
+}
+
+/**
+ * An attempt to the key ended: a success frees the key (`recovered` when it was held); a failure
+ * counts, holding the key from `holdAfter` in a row. A probe's end frees the probe place, and a
+ * failed probe puts the next one `probeWait` away.
+ */
+export function gateRecord(
+  state: GateState,
+  config: RecoveryGateConfig,
+  health: Health,
+  probe: boolean,
+  probeWait: number,
+  now: number,
+): { readonly recovered: boolean; readonly state: GateState } {
+  if (health === 'success') return { recovered: state.holding, state: gateInit() };
+  if (health === 'ignored') {
+    return { recovered: false, state: probe ? { ...state, probeUntil: 0 } : state };
+  }
+  const failures = state.failures + 1;
+  return {
+    recovered: false,
+    state: {
+      failures,
+      holding: state.holding || failures >= config.holdAfter,
+      probeUntil: probe ? 0 : state.probeUntil,
+      nextProbeAt: probe ? now + probeWait : state.nextProbeAt,
+    },
+  };
+}
+
+/** Validates the gate's options once, at the boundary. */
+export function normalizeGate(input: RecoveryGateOptions = {}): RecoveryGateConfig {
+  checkObject('gate', input, 'an object of recovery gate options');
+  const holdAfter = finiteNumber('gate.holdAfter', own(input, 'holdAfter'), GATE_DEFAULTS.holdAfter, 1);
+  return {
+    holdAfter: Math.ceil(holdAfter),
+    probeMs: finiteNumber('gate.probeMs', own(input, 'probeMs'), GATE_DEFAULTS.probeMs, 1),
+    spreadMs: finiteNumber('gate.spreadMs', own(input, 'spreadMs'), GATE_DEFAULTS.spreadMs, 0),
+    maxParkMs: finiteNumber('gate.maxParkMs', own(input, 'maxParkMs'), GATE_DEFAULTS.maxParkMs, 0),
+  };
+}
+
+/** `recoveryGate()`'s options: the rules, and where the state lives. */
+export interface RecoveryGateValueOptions extends RecoveryGateOptions, GuardValueOptions {}
+
+/** A recovery gate: every HTTP client has one of its own unless given this or `gate: false`. */
+export interface RecoveryGate extends GuardValue<'gate'> {
+  /** The rules, defaults filled in. */
+  readonly config: RecoveryGateConfig;
+  /**
+   * Whether retries to `key` (by default an origin) are parked, after how many failures in a row,
+   * and how many wait in this process. Throws for a gate whose state is in a shared store.
+   */
+  state(key: string): { readonly holding: boolean; readonly failures: number; readonly parked: number };
+}
+
+/** How a parked retry's wait ended. */
+type ReleaseReason = 'probe' | 'released' | 'max-wait' | 'deadline';
+
+/** One parked retry: woken by a release or a probe's turn; nudged when it becomes the oldest. */
+interface Parked {
+  wake(how: 'probe' | 'released'): void;
+  nudge(): void;
+}
+
+/** What one store keeps of the gate in this process: each key's parked retries, oldest first. */
+interface Local {
+  readonly queues: Map<string, Parked[]>;
+}
+
+// Keyed by the store, so that every client sharing a store (and so a key's health) shares its
+// parked retries in this process, and a release wakes theirs too.
+const locals = new WeakMap<object, Local>();
+
+function localOf(store: GuardStore): Local {
+  let local = locals.get(store);
+  if (!local) {
+    local = { queues: new Map() };
+    locals.set(store, local);
+  }
+  return local;
+}
+
+/** A gate's state untouched for a minute, with nothing held, is forgotten. */
+const idle = (slot: Slot<GateState, RecoveryGateConfig>, now: number) =>
+  !slot.state.holding && now - slot.last >= 60_000;
+
+/** The gate's operations on a store. Stores without gate operations keep it in a memory table of their own. */
+function gateOps(store: GuardStore) {
+  const memory = memoryOf(store) ?? memoryOf(fallbacks(store));
+  if (!memory) throw new TypeError('unreachable: a fallback store is a memory store');
+  const table = memory.table<GateState, RecoveryGateConfig>('gates', idle);
+  return {
+    /** Whether any key has state: a success then has a failure count to clear. */
+    quiet: () => table.size === 0,
+    admit: (key: string, config: RecoveryGateConfig, now: number, leaseMs: number) =>
+      step(memory, table, key, config, now, gateInit, (state) => gateAdmit(state, now, leaseMs)).verdict,
+    record(
+      key: string,
+      config: RecoveryGateConfig,
+      health: Health,
+      probe: boolean,
+      probeWait: number,
+      now: number,
+    ) {
+      if (health === 'success') {
+        // A success leaves nothing to remember: the key's state goes (so the table is empty again,
+        // and the happy path skips the gate) and a held key has recovered.
+        const slot = table.get(key);
+        if (slot === undefined) return false;
+        table.delete(key);
+        return slot.state.holding;
+      }
+      return step(memory, table, key, config, now, gateInit, (state) =>
+        gateRecord(state, config, health, probe, probeWait, now),
+      ).recovered;
+    },
+    holding: (key: string) => table.get(key)?.state.holding === true,
+    failures: (key: string) => table.get(key)?.state.failures ?? 0,
+  };
+}
+
+// A shared store without gate operations keeps the gate in this process: one memory store per store.
+const fallbackStores = new WeakMap<object, GuardStore>();
+function fallbacks(store: GuardStore): GuardStore {
+  let fallback = fallbackStores.get(store);
+  if (!fallback) {
+    fallback = memoryStore();
+    fallbackStores.set(store, fallback);
+  }
+  return fallback;
+}
+
+/** A recovery gate bound to a client, as the engine's happy path asks it. */
+export interface BoundGate {
+  /**
+   * Whether a first attempt may skip the loop's set-up: no key has failed since its last success,
+   * so the attempt's outcome has nothing to change.
+   */
+  quiet(): boolean;
+}
+
+/**
+ * A recovery gate per key (by default per origin): while the key keeps failing, retries are
+ * parked instead of fired blind, one probe at a time goes ahead, and the parked retries are released
+ * at the pace successes come back. First attempts are never held. Every HTTP client has a gate of
+ * its own by default; `gate: false` turns it off, `gate: recoveryGate({ … })` tunes or shares it.
+ *
+ * @example
+ * ```ts
+ * const gate = recoveryGate({ probeMs: 500 });
+ * const api = retryFetch(fetch, { gate });
+ * gate.state('https://api.example').holding;
+ * ```
+ */
+export function recoveryGate(options: RecoveryGateValueOptions = {}): RecoveryGate {
+  const config = Object.freeze(normalizeGate(options));
+  const home = guardHome('recoveryGate', options);
+  return guardValue<'gate', RecoveryGate>(
+    {
+      kind: 'gate',
+      config,
+      state(key) {
+        const slot = home.table<GateState, RecoveryGateConfig>('gates', idle)?.get(key);
+        const settled = home.settled();
+        const parked = settled === undefined ? 0 : (localOf(settled).queues.get(key)?.length ?? 0);
+        return { holding: slot?.state.holding === true, failures: slot?.state.failures ?? 0, parked };
+      },
+    },
+    (binding) => bindGate(config, home.forClient(binding), home.keyFor(binding)),
+  );
+}
+
+/** The gate a client has unless told otherwise: the defaults, its state in the client's store. */
+export function clientGate(binding: Binding & { readonly store: GuardStore }): BoundGuard & BoundGate {
+  return bindGate(GATE_DEFAULTS, binding.store, keyFunction(undefined, binding));
+}
+
+function bindGate(
+  config: RecoveryGateConfig,
+  store: GuardStore,
+  keyOf: (request: GuardRequest) => string,
+): BoundGuard & BoundGate {
+  const ops = gateOps(store);
+  const { queues } = localOf(store);
+  return {
+    kind: 'gate',
+    keyOf,
+    quiet: ops.quiet,
+    session: (context) => gateSession(context, config, ops, queues, release),
+  };
+
+  /** A success to `key`: the oldest parked retry goes, after a spread. */
+  function release(key: string): void {
+    queues.get(key)?.shift()?.wake('released');
+  }
+}
+
+type GateOps = ReturnType<typeof gateOps>;
+
+/** What a parked retry needs of its request and its gate. */
+interface ParkContext {
+  readonly session: SessionContext;
+  readonly config: RecoveryGateConfig;
+  readonly ops: GateOps;
+  readonly queues: Map<string, Parked[]>;
+  readonly leaseMs: number;
+}
+
+function gateSession(
+  session: SessionContext,
+  config: RecoveryGateConfig,
+  ops: GateOps,
+  queues: Map<string, Parked[]>,
+  release: (key: string) => void,
+) {
+  const { key, policy } = session;
+  const { clock } = policy;
+  const park: ParkContext = { session, config, ops, queues, leaseMs: policy.timeout ?? PROBE_LEASE_MS };
+  // Whether the attempt this session admitted holds the key's probe place.
+  let probing = false;
+  return {
+    admit(attempt: LoopAttempt, deadlineAt: number): Refusal | undefined | Promise<Refusal | undefined> {
+      if (attempt.attempt === 1) return undefined;
+      // While older retries wait for their release, a new one waits behind them.
+      const verdict = queues.get(key)?.length ? 'park' : ops.admit(key, config, clock.now(), park.leaseMs);
+      probing = verdict === 'probe';
+      if (verdict !== 'park') return undefined;
+      return parkRetry(park, attempt, deadlineAt).then((reason) => {
+        probing = reason === 'probe';
+        return refusalFor(park, attempt, reason);
+      });
+    },
+    record(health: Health) {
+      const probe = probing;
+      probing = false;
+      const probeWait = config.probeMs * (0.5 + policy.random());
+      const recovered = ops.record(key, config, health, probe, probeWait, clock.now());
+      // Each success sends the next parked retry on its way: released at the pace the server answers.
+      if ((recovered || health === 'success') && queues.get(key)?.length) release(key);
+      return undefined;
+    },
+    abandon() {
+      if (probing) ops.record(key, config, 'ignored', true, 0, clock.now());
+      probing = false;
+      return undefined;
+    },
+  };
+}
+
+/**
+ * Parks a retry until a success releases it, its turn to probe comes, or its time is up:
+ * `maxParkMs`, its `maxDelay` or its deadline, whichever is first. One sleep at a time per parked
+ * retry: the oldest sleeps a probe interval at a time and then asks for the probe place; the
+ * others sleep until their time is up or something wakes them. Says how the wait ended.
+ */
+async function parkRetry(
+  park: ParkContext,
+  attempt: LoopAttempt,
+  deadlineAt: number,
+): Promise<ReleaseReason> {
+  const { session, config, ops, queues, leaseMs } = park;
+  const { key, policy, emit } = session;
+  const { clock } = policy;
+  const since = clock.now();
+  attempt.signal?.throwIfAborted();
+  const waiting = queues.get(key) ?? [];
+  queues.set(key, waiting);
+  emit({ type: 'retry-parked', attempt: attempt.attempt, key, failures: ops.failures(key) });
+  const untilAt = since + Math.max(0, Math.min(config.maxParkMs, policy.maxDelay, deadlineAt - since));
+  let reason: ReleaseReason | undefined;
+  let nudge: AbortController | undefined;
+  const parked: Parked = {
+    wake(how) {
+      reason = how;
+      nudge?.abort();
+    },
+    nudge: () => nudge?.abort(),
+  };
+  waiting.push(parked);
+  // The caller's abort (or the deadline's) ends the sleep at once: a listener of its own rather than
+  // AbortSignal.any, whose combined signal Node 20 can garbage-collect while it is still awaited.
+  const onAbort = () => nudge?.abort();
+  attempt.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    while (reason === undefined) {
+      const now = clock.now();
+      if (now >= untilAt) {
+        reason = untilAt === deadlineAt ? 'deadline' : 'max-wait';
+        break;
+      }
+      const head = waiting[0] === parked;
+      const step = head ? Math.min(config.probeMs * (0.5 + policy.random()), untilAt - now) : untilAt - now;
+      nudge = new AbortController();
+      await clock.sleep(step, nudge.signal).catch(() => {});
+      attempt.signal?.throwIfAborted();
+      if (reason !== undefined || !head || waiting[0] !== parked || clock.now() >= untilAt) continue;
+      // The oldest asks for the probe place: it goes as the probe when no probe is in flight, or
+      // as released once the key is no longer held (another client's success, state forgotten).
+      const verdict = ops.admit(key, config, clock.now(), leaseMs);
+      if (verdict !== 'park') reason = verdict === 'probe' ? 'probe' : 'released';
+    }
+    // A released retry goes after a short spread, so a release is not a spike.
+    if (reason === 'released' && config.spreadMs > 0) {
+      await clock.sleep(policy.random() * config.spreadMs, attempt.signal);
+    }
+  } finally {
+    attempt.signal?.removeEventListener('abort', onAbort);
+    const at = waiting.indexOf(parked);
+    if (at >= 0) waiting.splice(at, 1);
+    // The next in line becomes the oldest: it starts asking for the probe place.
+    if (at === 0) waiting[0]?.nudge();
+    if (waiting.length === 0 && queues.get(key) === waiting) queues.delete(key);
+    session.waited(attempt.attempt, 'parked', since, true);
+  }
+  emit({ type: 'retry-released', attempt: attempt.attempt, key, reason, waited: clock.now() - since });
+  return reason;
+}
+
+/** What a parked retry whose time ran out stops with: the deadline's error, or the gate's. */
+function refusalFor(park: ParkContext, attempt: LoopAttempt, reason: ReleaseReason): Refusal | undefined {
+  const { key, policy, label } = park.session;
+  if (reason === 'deadline') {
+    return {
+      outcome: 'deadline',
+      error: new DeadlineExceededError(
+        `${label} was not retried: ${key} kept failing until its ${policy.deadline} ms deadline`,
+        { ...unsent(attempt), deadline: policy.deadline ?? Number.POSITIVE_INFINITY },
+      ),
+    };
+  }
+  if (reason !== 'max-wait') return undefined;
+  const parkedFor = Math.round(Math.min(park.config.maxParkMs, policy.maxDelay));
+  return {
+    outcome: 'origin-failing',
+    error: new RetriesExhaustedError(
+      `${label} was not retried: ${key} kept failing for the ${parkedFor} ms its retry may be parked`,
+      { ...unsent(attempt), reason: 'origin-failing' },
+    ),
+  };
+}

@@ -1,0 +1,229 @@
+/**
+ * The recovery gate, through the real fetch adapter, against a server simulated on the virtual
+ * clock (each answer takes 10 ms of virtual time): while the origin keeps failing, retries are
+ * parked and one probe at a time goes ahead; once it answers again, parked retries are released
+ * one per success; a retry is parked no longer than maxParkMs or its deadline; first attempts are
+ * never held. Outcomes are counted and ordered; no real time is measured.
+ */
+import {
+  InvalidOptionsError,
+  isRetrylineError,
+  type RetrylineEvent,
+  recoveryGate,
+  seededRandom,
+  virtualClock,
+} from '@retryline/core';
+import { gateAdmit, gateInit, gateRecord, normalizeGate } from '@retryline/core/store';
+import { getRetryInfo, retryFetch } from '@retryline/fetch';
+import { describe, expect, it } from 'vitest';
+import { settle } from '../support/settle';
+
+const T0 = Date.UTC(2026, 0, 1);
+const URL_DOWN = 'http://origin.test/work';
+const KEY = 'http://origin.test';
+const ANSWER_MS = 10;
+
+/** A server on `clock` that answers 503 until `recoverAt`, then 200; it records every attempt. */
+function simulatedServer(clock: ReturnType<typeof virtualClock>, recoverAt: number) {
+  const log: Array<{ t: number; retry: boolean; status: number }> = [];
+  let retriesInFlight = 0;
+  let mostRetriesInFlightWhileDown = 0;
+  const fetchImpl = async (_input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const retry = !new Headers(init?.headers).get('x-attempt')?.startsWith('attempt=1;');
+    const down = clock.now() < recoverAt;
+    if (retry) retriesInFlight++;
+    if (retry && down) mostRetriesInFlightWhileDown = Math.max(mostRetriesInFlightWhileDown, retriesInFlight);
+    try {
+      await clock.sleep(ANSWER_MS, init?.signal ?? undefined);
+    } finally {
+      if (retry) retriesInFlight--;
+    }
+    const status = clock.now() < recoverAt ? 503 : 200;
+    log.push({ t: clock.now(), retry, status });
+    return new Response(status === 200 ? 'ok' : 'down', { status });
+  };
+  return { fetchImpl, log, mostRetriesInFlightWhileDown: () => mostRetriesInFlightWhileDown };
+}
+
+function setup(recoverAt: number, options: Record<string, unknown> = {}) {
+  const clock = virtualClock(T0);
+  const server = simulatedServer(clock, T0 + recoverAt);
+  const events: RetrylineEvent[] = [];
+  const client = retryFetch(server.fetchImpl as typeof fetch, {
+    clock,
+    random: seededRandom(7),
+    attemptHeader: 'x-attempt',
+    onEvent: (event) => events.push(event),
+    ...options,
+  });
+  return { clock, server, events, client };
+}
+
+/** Starts `count` GETs at once and runs the clock until all have settled. */
+async function burst(
+  client: (url: string) => Promise<Response>,
+  clock: ReturnType<typeof virtualClock>,
+  count: number,
+) {
+  const calls = Array.from({ length: count }, () => settle(client(URL_DOWN)));
+  await clock.runAll();
+  return Promise.all(calls);
+}
+
+describe('the recovery gate (on by default for HTTP clients)', () => {
+  it('parks retries while the origin fails, sends one probe at a time, and releases them once it answers', async () => {
+    const { clock, server, events, client } = setup(1_500, { retries: 3 });
+    const results = await burst(client, clock, 20);
+
+    for (const { value, error } of results) {
+      expect(error).toBeUndefined();
+      expect(value?.status).toBe(200);
+    }
+    // While the origin was down, never more than one retry was on the wire at a time.
+    expect(server.mostRetriesInFlightWhileDown()).toBe(1);
+    const parked = events.filter((event) => event.type === 'retry-parked');
+    const released = events.filter(
+      (event): event is Extract<RetrylineEvent, { type: 'retry-released' }> =>
+        event.type === 'retry-released',
+    );
+    expect(parked.length).toBeGreaterThan(0);
+    expect(released.length).toBe(parked.length);
+    expect(released.some((event) => event.reason === 'probe')).toBe(true);
+    expect(released.some((event) => event.reason === 'released')).toBe(true);
+    for (const event of parked) expect(event).toMatchObject({ key: KEY });
+    // The parked wait is in the retry info, as its own kind of delay.
+    const waits = results.flatMap(({ value }) => getRetryInfo(value)?.delays ?? []);
+    expect(waits.some((delay) => delay.reason === 'parked')).toBe(true);
+    // The probes while down came at most one per half probe interval (probeMs × U(0.5, 1.5)).
+    const downRetries = server.log.filter((entry) => entry.retry && entry.status === 503);
+    for (let i = 1; i < downRetries.length; i++) {
+      const gap = (downRetries[i]?.t ?? 0) - (downRetries[i - 1]?.t ?? 0);
+      expect(gap).toBeGreaterThanOrEqual(125);
+    }
+  });
+
+  it('releases parked retries one per success (ACK clocking), not all at once', async () => {
+    const { clock, events, client } = setup(1_500, { retries: 3 });
+    await burst(client, clock, 30);
+    // Order of events after the first success: each release follows a success it was clocked by.
+    const firstSuccess = events.findIndex(
+      (event) => event.type === 'attempt-end' && event.outcome === 'success',
+    );
+    expect(firstSuccess).toBeGreaterThanOrEqual(0);
+    let successes = 0;
+    let releases = 0;
+    for (const event of events.slice(firstSuccess)) {
+      if (event.type === 'attempt-end' && event.outcome === 'success') successes++;
+      if (event.type === 'retry-released' && event.reason === 'released') {
+        releases++;
+        expect(releases).toBeLessThanOrEqual(successes);
+      }
+    }
+    expect(releases).toBeGreaterThan(5);
+  });
+
+  it('never holds a first attempt: a new request goes out while retries are parked', async () => {
+    const { clock, server, events, client } = setup(60_000, { retries: 3 });
+    const early = Array.from({ length: 10 }, () => settle(client(URL_DOWN)));
+    // Let the gate hold (three failures) and park retries.
+    await clock.advance(500);
+    expect(events.some((event) => event.type === 'retry-parked')).toBe(true);
+    const firstsBefore = server.log.filter((entry) => !entry.retry).length;
+    const late = settle(client(URL_DOWN));
+    await clock.advance(ANSWER_MS);
+    expect(server.log.filter((entry) => !entry.retry).length).toBe(firstsBefore + 1);
+    await clock.runAll();
+    await Promise.all([...early, late]);
+  });
+
+  it('gives up on an origin that does not recover after maxParkMs: the last 503, stoppedBy gate', async () => {
+    const { clock, client } = setup(Number.POSITIVE_INFINITY, { gate: recoveryGate({ maxParkMs: 2_000 }) });
+    const results = await burst(client, clock, 10);
+    const stopped = results.map(({ value }) => getRetryInfo(value)?.stoppedBy);
+    for (const { value, error } of results) {
+      expect(error).toBeUndefined();
+      expect(value?.status).toBe(503);
+      expect(await value?.text()).toBe('down');
+    }
+    expect(stopped.filter((by) => by === 'gate').length).toBeGreaterThan(5);
+    expect(stopped.every((by) => by === 'gate' || by === 'exhausted')).toBe(true);
+    // Two parks at most per request (one per retry), each at most 2 s, plus backoff and answers.
+    expect(clock.now() - T0).toBeLessThan(2 * 2_000 + 1_000);
+  });
+
+  it('never parks past the deadline: the request stops with stoppedBy deadline', async () => {
+    const { clock, client } = setup(Number.POSITIVE_INFINITY, { deadline: 800, retries: 5 });
+    const results = await burst(client, clock, 10);
+    const stopped = results.map(({ value }) => getRetryInfo(value)?.stoppedBy);
+    expect(stopped.filter((by) => by === 'deadline').length).toBeGreaterThan(0);
+    expect(clock.now() - T0).toBeLessThanOrEqual(800 + ANSWER_MS);
+  });
+
+  it('an abort while parked rejects at once with the abort reason and frees the place', async () => {
+    const gate = recoveryGate();
+    const { clock, client } = setup(Number.POSITIVE_INFINITY, { gate, retries: 3 });
+    const controller = new AbortController();
+    const others = Array.from({ length: 5 }, () => settle(client(URL_DOWN)));
+    const aborted = settle(client(URL_DOWN, { signal: controller.signal }));
+    await clock.advance(600);
+    expect(gate.state(KEY).holding).toBe(true);
+    expect(gate.state(KEY).parked).toBeGreaterThan(0);
+    const reason = new Error('user left');
+    controller.abort(reason);
+    expect((await aborted).error).toBe(reason);
+    await clock.runAll();
+    await Promise.all(others);
+    expect(gate.state(KEY).parked).toBe(0);
+  });
+
+  it('gate: false sends retries on their backoff, blind', async () => {
+    const { clock, server, events, client } = setup(1_500, { retries: 3, gate: false });
+    await burst(client, clock, 20);
+    expect(events.some((event) => event.type === 'retry-parked')).toBe(false);
+    expect(server.mostRetriesInFlightWhileDown()).toBeGreaterThan(1);
+  });
+});
+
+describe('the gate as a pure state machine (what a shared store runs)', () => {
+  const config = normalizeGate();
+
+  it('holds a key after holdAfter failures in a row; a success frees it and says it recovered', () => {
+    let state = gateInit();
+    for (let i = 0; i < config.holdAfter - 1; i++)
+      state = gateRecord(state, config, 'failure', false, 0, 0).state;
+    expect(gateAdmit(state, 0, 1_000).verdict).toBe('go');
+    state = gateRecord(state, config, 'failure', false, 0, 0).state;
+    expect(state.holding).toBe(true);
+    const probe = gateAdmit(state, 10, 1_000);
+    expect(probe.verdict).toBe('probe');
+    // One probe at a time: the next asks while the first holds the place.
+    expect(gateAdmit(probe.state, 20, 1_000).verdict).toBe('park');
+    const failed = gateRecord(probe.state, config, 'failure', true, 250, 30).state;
+    expect(gateAdmit(failed, 100, 1_000).verdict).toBe('park');
+    expect(gateAdmit(failed, 280, 1_000).verdict).toBe('probe');
+    // A probe that outlives its lease frees the place for the next.
+    expect(gateAdmit(probe.state, 1_010, 1_000).verdict).toBe('probe');
+    const recovered = gateRecord(failed, config, 'success', false, 0, 300);
+    expect(recovered.recovered).toBe(true);
+    expect(gateAdmit(recovered.state, 300, 1_000).verdict).toBe('go');
+  });
+
+  it('survives a JSON round trip, as a shared store keeps it', () => {
+    const state = gateRecord(gateInit(), normalizeGate({ holdAfter: 1 }), 'failure', false, 0, 5).state;
+    expect(JSON.parse(JSON.stringify(state))).toEqual(state);
+  });
+
+  it('validates its options at the factory', () => {
+    for (const bad of [{ probeMs: 0 }, { holdAfter: 0 }, { spreadMs: -1 }, { maxParkMs: Number.NaN }]) {
+      expect(() => recoveryGate(bad)).toThrow(InvalidOptionsError);
+    }
+    let thrown: unknown;
+    try {
+      retryFetch(fetch, { gate: true as never });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isRetrylineError(thrown, 'InvalidOptionsError')).toBe(true);
+    expect((thrown as Error).message).toContain('recoveryGate()');
+  });
+});
