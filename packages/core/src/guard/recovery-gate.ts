@@ -4,15 +4,17 @@
  * While a key (by default an origin) keeps failing, its retries are parked rather than sent on
  * their backoff. One parked retry at a time goes ahead as a probe (the circuit breaker's half-open
  * trial, applied to retries rather than to all traffic: first attempts are never held). Once an
- * attempt to the key succeeds, the parked retries are released at the pace the server answers:
- * each success releases the next parked retry (ACK clocking, as in TCP's slow start; Jacobson,
- * "Congestion Avoidance and Control", SIGCOMM 1988, https://ee.lbl.gov/papers/congavoid.pdf), each
- * after a short random spread, so the release is not the next spike. A retry is parked no longer
- * than its `maxDelay`, then goes ahead whatever the gate says, and never past its deadline.
+ * attempt to the key succeeds, the parked retries are released oldest first, clocked by the
+ * server's answers: each success releases the next parked retry (ACK clocking, as in TCP; Jacobson,
+ * "Congestion Avoidance and Control", SIGCOMM 1988, https://ee.lbl.gov/papers/congavoid.pdf), so
+ * the release stops if the successes do, and paced `releaseGapMs` apart with a short random spread,
+ * so the retries an outage parked do not all return in the same instant. A retry is parked at most
+ * `maxParkMs`, its `maxDelay` or until its deadline: an origin still failing then stops it with
+ * its last response.
  *
  * The key's health (consecutive failures, whether it is held, the probe's lease) is a pure state
- * machine kept in the store, so clients sharing a store share it; the parked retries themselves
- * wait in their own process.
+ * machine kept in a memory table (a shared store without gate operations: one of this process's
+ * own), so clients sharing a store share it; the parked retries themselves wait in their process.
  */
 
 import type { LoopAttempt, Refusal } from '../engine/attempt-loop';
@@ -49,9 +51,9 @@ export interface RecoveryGateOptions {
    */
   readonly probeMs?: number;
   /**
-   * The most milliseconds a released retry waits before it is sent, drawn uniformly: spreads a
-   * release over the server's answers rather than sending it in the same instant.
-   * @default 50
+   * The most milliseconds a released retry waits past its place in the release's pace, drawn
+   * uniformly, so releases of several processes do not line up.
+   * @default 10
    */
   readonly spreadMs?: number;
   /**
@@ -60,6 +62,18 @@ export interface RecoveryGateOptions {
    * @default 5_000
    */
   readonly maxParkMs?: number;
+  /**
+   * Parked retries released per success to the key once it answers again (ACK clocking): the
+   * release goes on while successes come back, and stops when they do not.
+   * @default 1
+   */
+  readonly releasePerSuccess?: number;
+  /**
+   * The least milliseconds between two releases of one key's parked retries in this process: the
+   * release's pace, so the retries an outage parked return over time rather than at once.
+   * @default 2
+   */
+  readonly releaseGapMs?: number;
 }
 
 /** The gate's rules, defaults filled in. */
@@ -68,14 +82,21 @@ export interface RecoveryGateConfig {
   readonly probeMs: number;
   readonly spreadMs: number;
   readonly maxParkMs: number;
+  readonly releasePerSuccess: number;
+  readonly releaseGapMs: number;
 }
 
-/** The defaults: hold after 3 failures in a row, probe every 250 ms, spread releases over 50 ms, park 5 s at most. */
+/**
+ * The defaults: hold after 3 failures in a row, probe every 250 ms, park 5 s at most; release one
+ * parked retry per success, 2 ms apart (500 a second per process and key) with 10 ms of spread.
+ */
 export const GATE_DEFAULTS: RecoveryGateConfig = /* @__PURE__ */ Object.freeze({
   holdAfter: 3,
   probeMs: 250,
-  spreadMs: 50,
+  spreadMs: 10,
   maxParkMs: 5_000,
+  releasePerSuccess: 1,
+  releaseGapMs: 2,
 });
 
 /** How long a probe holds the key's one probe place when nothing ends it first (no timeout set). */
@@ -152,6 +173,18 @@ export function normalizeGate(input: RecoveryGateOptions = {}): RecoveryGateConf
     probeMs: finiteNumber('gate.probeMs', own(input, 'probeMs'), GATE_DEFAULTS.probeMs, 1),
     spreadMs: finiteNumber('gate.spreadMs', own(input, 'spreadMs'), GATE_DEFAULTS.spreadMs, 0),
     maxParkMs: finiteNumber('gate.maxParkMs', own(input, 'maxParkMs'), GATE_DEFAULTS.maxParkMs, 0),
+    releasePerSuccess: finiteNumber(
+      'gate.releasePerSuccess',
+      own(input, 'releasePerSuccess'),
+      GATE_DEFAULTS.releasePerSuccess,
+      0,
+    ),
+    releaseGapMs: finiteNumber(
+      'gate.releaseGapMs',
+      own(input, 'releaseGapMs'),
+      GATE_DEFAULTS.releaseGapMs,
+      0,
+    ),
   };
 }
 
@@ -174,13 +207,18 @@ type ReleaseReason = 'probe' | 'released' | 'max-wait' | 'deadline';
 
 /** One parked retry: woken by a release or a probe's turn; nudged when it becomes the oldest. */
 interface Parked {
-  wake(how: 'probe' | 'released'): void;
+  /** `after`: for a release, the milliseconds to wait for its place in the release's pace. */
+  wake(how: 'probe' | 'released', after?: number): void;
   nudge(): void;
 }
 
 /** What one store keeps of the gate in this process: each key's parked retries, oldest first. */
 interface Local {
   readonly queues: Map<string, Parked[]>;
+  /** Each key's release credit: successes earn it, a release spends 1. */
+  readonly credit: Map<string, number>;
+  /** Each key's next free place in the release's pace (epoch ms). */
+  readonly nextRelease: Map<string, number>;
 }
 
 // Keyed by the store, so that every client sharing a store (and so a key's health) shares its
@@ -190,7 +228,7 @@ const locals = new WeakMap<object, Local>();
 function localOf(store: GuardStore): Local {
   let local = locals.get(store);
   if (!local) {
-    local = { queues: new Map() };
+    local = { queues: new Map(), credit: new Map(), nextRelease: new Map() };
     locals.set(store, local);
   }
   return local;
@@ -297,7 +335,7 @@ function bindGate(
   keyOf: (request: GuardRequest) => string,
 ): BoundGuard & BoundGate {
   const ops = gateOps(store);
-  const { queues } = localOf(store);
+  const { queues, credit, nextRelease } = localOf(store);
   return {
     kind: 'gate',
     keyOf,
@@ -305,9 +343,23 @@ function bindGate(
     session: (context) => gateSession(context, config, ops, queues, release),
   };
 
-  /** A success to `key`: the oldest parked retry goes, after a spread. */
-  function release(key: string): void {
-    queues.get(key)?.shift()?.wake('released');
+  /** A success to `key`: earns releasePerSuccess of a release; the oldest parked retries go, each after a spread. */
+  function release(key: string, now: number): void {
+    const waiting = queues.get(key);
+    let earned = (credit.get(key) ?? 0) + config.releasePerSuccess;
+    let slot = Math.max(now, nextRelease.get(key) ?? now);
+    while (earned >= 1 && waiting?.length) {
+      waiting.shift()?.wake('released', slot - now);
+      slot += config.releaseGapMs;
+      earned -= 1;
+    }
+    if (waiting?.length) {
+      credit.set(key, earned);
+      nextRelease.set(key, slot);
+    } else {
+      credit.delete(key);
+      nextRelease.delete(key);
+    }
   }
 }
 
@@ -327,7 +379,7 @@ function gateSession(
   config: RecoveryGateConfig,
   ops: GateOps,
   queues: Map<string, Parked[]>,
-  release: (key: string) => void,
+  release: (key: string, now: number) => void,
 ) {
   const { key, policy } = session;
   const { clock } = policy;
@@ -352,7 +404,7 @@ function gateSession(
       const probeWait = config.probeMs * (0.5 + policy.random());
       const recovered = ops.record(key, config, health, probe, probeWait, clock.now());
       // Each success sends the next parked retry on its way: released at the pace the server answers.
-      if ((recovered || health === 'success') && queues.get(key)?.length) release(key);
+      if ((recovered || health === 'success') && queues.get(key)?.length) release(key, clock.now());
       return undefined;
     },
     abandon() {
@@ -385,9 +437,11 @@ async function parkRetry(
   const untilAt = since + Math.max(0, Math.min(config.maxParkMs, policy.maxDelay, deadlineAt - since));
   let reason: ReleaseReason | undefined;
   let nudge: AbortController | undefined;
+  let paced = 0;
   const parked: Parked = {
-    wake(how) {
+    wake(how, after = 0) {
       reason = how;
+      paced = after;
       nudge?.abort();
     },
     nudge: () => nudge?.abort(),
@@ -415,9 +469,11 @@ async function parkRetry(
       const verdict = ops.admit(key, config, clock.now(), leaseMs);
       if (verdict !== 'park') reason = verdict === 'probe' ? 'probe' : 'released';
     }
-    // A released retry goes after a short spread, so a release is not a spike.
-    if (reason === 'released' && config.spreadMs > 0) {
-      await clock.sleep(policy.random() * config.spreadMs, attempt.signal);
+    // A released retry waits for its place in the release's pace, plus a short spread, so a
+    // release is not a spike.
+    if (reason === 'released') {
+      const wait = paced + policy.random() * config.spreadMs;
+      if (wait > 0) await clock.sleep(wait, attempt.signal);
     }
   } finally {
     attempt.signal?.removeEventListener('abort', onAbort);
