@@ -13,7 +13,7 @@ import {
   seededRandom,
   virtualClock,
 } from '@retryline/core';
-import { gateAdmit, gateInit, gateRecord, normalizeGate } from '@retryline/core/store';
+import { GATE_DEFAULTS, gateAdmit, gateInit, gateRecord, normalizeGate } from '@retryline/core/store';
 import { getRetryInfo, retryFetch } from '@retryline/fetch';
 import { describe, expect, it } from 'vitest';
 import { settle } from '../support/settle';
@@ -122,6 +122,31 @@ describe('the recovery gate (on by default for HTTP clients)', () => {
     expect(releases).toBeGreaterThan(5);
   });
 
+  it('paces the release: it replays the spacing the retries were parked in, a fifth faster', async () => {
+    const { clock, events, client } = setup(1_500, { retries: 3 });
+    await burst(client, clock, 30);
+    const parkedAt = new Map<string, number>();
+    const releases: Array<{ parked: number; released: number }> = [];
+    for (const event of events) {
+      const id = `${event.requestId} ${'attempt' in event ? event.attempt : ''}`;
+      if (event.type === 'retry-parked') parkedAt.set(id, event.t);
+      if (event.type === 'retry-released' && event.reason === 'released') {
+        releases.push({ parked: parkedAt.get(id) ?? Number.NaN, released: event.t });
+      }
+    }
+    expect(releases.length).toBeGreaterThan(5);
+    releases.sort((a, b) => a.parked - b.parked);
+    const [first] = releases as [{ parked: number; released: number }];
+    const { releasePace, spreadMs } = GATE_DEFAULTS;
+    for (const each of releases) {
+      // Released no sooner than its parking time's distance from the first, times releasePace
+      // (each release goes at its place plus up to spreadMs).
+      expect(each.released - first.released).toBeGreaterThanOrEqual(
+        (each.parked - first.parked) * releasePace - spreadMs,
+      );
+    }
+  });
+
   it('never holds a first attempt: a new request goes out while retries are parked', async () => {
     const { clock, server, events, client } = setup(60_000, { retries: 3 });
     const early = Array.from({ length: 10 }, () => settle(client(URL_DOWN)));
@@ -214,7 +239,15 @@ describe('the gate as a pure state machine (what a shared store runs)', () => {
   });
 
   it('validates its options at the factory', () => {
-    for (const bad of [{ probeMs: 0 }, { holdAfter: 0 }, { spreadMs: -1 }, { maxParkMs: Number.NaN }]) {
+    for (const bad of [
+      { probeMs: 0 },
+      { holdAfter: 0 },
+      { spreadMs: -1 },
+      { maxParkMs: Number.NaN },
+      { releasePace: -1 },
+      { releaseGapMs: -1 },
+      { releasePerSuccess: -1 },
+    ]) {
       expect(() => recoveryGate(bad)).toThrow(InvalidOptionsError);
     }
     let thrown: unknown;

@@ -55,7 +55,7 @@ export interface GuardOptions {
    * The recovery gate: while an origin keeps failing, retries are parked instead of fired blind,
    * one probe at a time goes ahead, and parked retries are released as successes come back (see
    * `recoveryGate()`). First attempts are never held. `false` turns it off.
-   * @default HTTP clients: a gate of the client's own (holdAfter 3, probeMs 250, maxParkMs 5 000, releaseGapMs 2); `retry()`: none
+   * @default HTTP clients: a gate of the client's own (holdAfter 3, probeMs 250, maxParkMs 5 000, releasePace 0.8); `retry()`: none
    * @example
    * ```ts
    * retryFetch(fetch, { gate: recoveryGate({ probeMs: 500 }) });

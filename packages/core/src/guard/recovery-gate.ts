@@ -7,8 +7,9 @@
  * attempt to the key succeeds, the parked retries are released oldest first, clocked by the
  * server's answers: each success releases the next parked retry (ACK clocking, as in TCP; Jacobson,
  * "Congestion Avoidance and Control", SIGCOMM 1988, https://ee.lbl.gov/papers/congavoid.pdf), so
- * the release stops if the successes do, and paced `releaseGapMs` apart with a short random spread,
- * so the retries an outage parked do not all return in the same instant. A retry is parked at most
+ * the release stops if the successes do, and paced: it replays the spacing in which the retries
+ * were parked (the pace their requests came at), a little faster (`releasePace`), so the retries an
+ * outage parked do not all return in the same instant. A retry is parked at most
  * `maxParkMs`, its `maxDelay` or until its deadline: an origin still failing then stops it with
  * its last response.
  *
@@ -71,9 +72,17 @@ export interface RecoveryGateOptions {
   /**
    * The least milliseconds between two releases of one key's parked retries in this process: the
    * release's pace, so the retries an outage parked return over time rather than at once.
-   * @default 2
+   * @default 0.5
    */
   readonly releaseGapMs?: number;
+  /**
+   * How the release replays the spacing in which the retries were parked: each goes its parking
+   * time's distance from the first one's after the release began, times this (1: the pace their
+   * requests came at before the outage; 0.8: a quarter faster; 0: as fast as successes and
+   * `releaseGapMs` allow).
+   * @default 0.8
+   */
+  readonly releasePace?: number;
 }
 
 /** The gate's rules, defaults filled in. */
@@ -84,11 +93,13 @@ export interface RecoveryGateConfig {
   readonly maxParkMs: number;
   readonly releasePerSuccess: number;
   readonly releaseGapMs: number;
+  readonly releasePace: number;
 }
 
 /**
  * The defaults: hold after 3 failures in a row, probe every 250 ms, park 5 s at most; release one
- * parked retry per success, 2 ms apart (500 a second per process and key) with 10 ms of spread.
+ * parked retry per success, replaying the spacing they were parked in a fifth faster, at least
+ * 0.5 ms apart, with 10 ms of spread.
  */
 export const GATE_DEFAULTS: RecoveryGateConfig = /* @__PURE__ */ Object.freeze({
   holdAfter: 3,
@@ -96,7 +107,8 @@ export const GATE_DEFAULTS: RecoveryGateConfig = /* @__PURE__ */ Object.freeze({
   spreadMs: 10,
   maxParkMs: 5_000,
   releasePerSuccess: 1,
-  releaseGapMs: 2,
+  releaseGapMs: 0.5,
+  releasePace: 0.8,
 });
 
 /** How long a probe holds the key's one probe place when nothing ends it first (no timeout set). */
@@ -185,6 +197,7 @@ export function normalizeGate(input: RecoveryGateOptions = {}): RecoveryGateConf
       GATE_DEFAULTS.releaseGapMs,
       0,
     ),
+    releasePace: finiteNumber('gate.releasePace', own(input, 'releasePace'), GATE_DEFAULTS.releasePace, 0),
   };
 }
 
@@ -209,6 +222,8 @@ type ReleaseReason = 'probe' | 'released' | 'max-wait' | 'deadline';
 interface Parked {
   /** `after`: for a release, the milliseconds to wait for its place in the release's pace. */
   wake(how: 'probe' | 'released', after?: number): void;
+  /** When it was parked. */
+  readonly parkedAt: number;
   nudge(): void;
 }
 
@@ -219,6 +234,8 @@ interface Local {
   readonly credit: Map<string, number>;
   /** Each key's next free place in the release's pace (epoch ms). */
   readonly nextRelease: Map<string, number>;
+  /** Each key's release under way: when it began, and when its first retry was parked. */
+  readonly wave: Map<string, [number, number]>;
 }
 
 // Keyed by the store, so that every client sharing a store (and so a key's health) shares its
@@ -228,7 +245,7 @@ const locals = new WeakMap<object, Local>();
 function localOf(store: GuardStore): Local {
   let local = locals.get(store);
   if (!local) {
-    local = { queues: new Map(), credit: new Map(), nextRelease: new Map() };
+    local = { queues: new Map(), credit: new Map(), nextRelease: new Map(), wave: new Map() };
     locals.set(store, local);
   }
   return local;
@@ -335,7 +352,7 @@ function bindGate(
   keyOf: (request: GuardRequest) => string,
 ): BoundGuard & BoundGate {
   const ops = gateOps(store);
-  const { queues, credit, nextRelease } = localOf(store);
+  const { queues, credit, nextRelease, wave } = localOf(store);
   return {
     kind: 'gate',
     keyOf,
@@ -348,8 +365,14 @@ function bindGate(
     const waiting = queues.get(key);
     let earned = (credit.get(key) ?? 0) + config.releasePerSuccess;
     let slot = Math.max(now, nextRelease.get(key) ?? now);
+    // The release replays the spacing in which the retries were parked (the pace their requests
+    // came at before the outage), compressed by releasePace: measured from the first release.
+    if (!wave.has(key) && waiting?.[0]) wave.set(key, [now, waiting[0].parkedAt]);
+    const [start, firstParked] = wave.get(key) ?? [now, now];
     while (earned >= 1 && waiting?.length) {
-      waiting.shift()?.wake('released', slot - now);
+      const next = waiting.shift() as Parked;
+      slot = Math.max(slot, start + (next.parkedAt - firstParked) * config.releasePace);
+      next.wake('released', slot - now);
       slot += config.releaseGapMs;
       earned -= 1;
     }
@@ -359,6 +382,7 @@ function bindGate(
     } else {
       credit.delete(key);
       nextRelease.delete(key);
+      wave.delete(key);
     }
   }
 }
@@ -439,6 +463,7 @@ async function parkRetry(
   let nudge: AbortController | undefined;
   let paced = 0;
   const parked: Parked = {
+    parkedAt: since,
     wake(how, after = 0) {
       reason = how;
       paced = after;
