@@ -292,6 +292,9 @@ function renderClosedTable(reports: readonly ClosedStormReport[]): string {
     'Success: requests that ended with a 2xx. p50, p99: request latency, from start to settling, failures included.',
     `Recovery: from the stall's end until no request waits ${formatDuration(s.timeoutMs / 4)} or more for a worker ('never': not within the run).`,
     'Wasted work: requests served after their client had given up.',
+    `Lower bounds for these arrivals (${first.policy}): amplification ${first.amplificationBound.toFixed(2)}× (a first attempt sent before ` +
+      `the stall's last ${formatDuration(s.timeoutMs - s.serviceMs)} times out before a worker starts it), p99 ${formatDuration(first.p99BoundMs)} ` +
+      '(nothing is served during the stall).',
     "axios-retry's and ky's defaults do not retry a timeout (nor does axios-retry with exponentialDelay), and this",
     'server only times out: with them every request is sent once. A breaker fails requests without sending them.',
   ];
@@ -316,6 +319,8 @@ function renderClosedJson(reports: readonly ClosedStormReport[]): string {
       successRate: report.successRate,
       p50Ms: report.p50Ms,
       p99Ms: report.p99Ms,
+      amplificationBound: report.amplificationBound,
+      p99BoundMs: report.p99BoundMs,
       recoveredAfterMs: report.recoveredAfterMs,
       served: report.served,
       wasted: report.wasted,

@@ -177,6 +177,19 @@ describe('simulateClosedStorm', () => {
     expect(report.p99Ms).toBeGreaterThan(2_000); // a timeout, a 1 s wait, and more
   }, 30_000);
 
+  it('states lower bounds that every policy which makes the stalled requests succeed stays above', async () => {
+    for (const policy of [pRetryDefaultsPolicy, { name: 'Retryline defaults', options: {} }] as const) {
+      const report = await simulateClosedStorm({ policy });
+      expect(report.successRate).toBe(1);
+      // Some window requests were surely caught: the bound is above 1, and no policy that gets
+      // every one of them through can send fewer attempts or finish its slowest 1 % sooner.
+      expect(report.amplificationBound).toBeGreaterThan(1.05);
+      expect(report.windowAmplification).toBeGreaterThanOrEqual(report.amplificationBound);
+      expect(report.p99BoundMs).toBeGreaterThan(CLOSED_STORM_DEFAULTS.stallMs / 2);
+      expect(report.p99Ms).toBeGreaterThanOrEqual(report.p99BoundMs);
+    }
+  }, 60_000);
+
   it('is deterministic for a seed, and another seed gives other think times', async () => {
     const config = { clients: 100, policy: immediateRetryPolicy(2) };
     const first = await simulateClosedStorm(config);

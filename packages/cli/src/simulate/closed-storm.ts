@@ -132,6 +132,18 @@ export interface ClosedStormReport {
   readonly p50Ms: number;
   /** Measure 4: the 99th-percentile latency of the logical requests, in milliseconds. */
   readonly p99Ms: number;
+  /**
+   * The least window amplification any policy could reach with this run's arrivals: a first attempt
+   * sent in `[stallAt, stallEnd + serviceMs − timeoutMs)` times out before any worker can start it,
+   * so its request needs at least one more attempt.
+   */
+  readonly amplificationBound: number;
+  /**
+   * The least p99 any policy could reach with this run's arrivals: nothing is served during the
+   * stall, so a request started at `t` within it takes at least `stallEnd + serviceMs − t`, and any
+   * other at least `serviceMs`.
+   */
+  readonly p99BoundMs: number;
   /** Measure 5: milliseconds after the stall's end until the backlog cleared; `null` if not by `durationMs`. */
   readonly recoveredAfterMs: number | null;
   /** Requests the workers finished. */
@@ -299,12 +311,19 @@ export async function simulateClosedStorm(config: ClosedStormConfig = {}): Promi
   // --- The measures -----------------------------------------------------------------------------
   let windowRequests = 0;
   let windowAttempts = 0;
+  let caught = 0;
   const end = clock.now();
+  const stallEnd = stallAt + scenario.stallMs;
+  const surelyTimedOut = stallEnd + scenario.serviceMs - scenario.timeoutMs;
+  const least = startedAt.map((start) =>
+    start >= stallAt && start < stallEnd ? stallEnd + scenario.serviceMs - start : scenario.serviceMs,
+  );
   const latencies = startedAt.map((start, id) => {
     const first = firstAttemptAt[id] as number;
     if (first >= stallAt && first < windowEnd) {
       windowRequests++;
       windowAttempts += attemptsOf[id] ?? 0;
+      if (first < surelyTimedOut) caught++;
     }
     const settled = settledAt[id] as number;
     return (Number.isNaN(settled) ? end : settled) - start;
@@ -331,6 +350,8 @@ export async function simulateClosedStorm(config: ClosedStormConfig = {}): Promi
     failures,
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
+    amplificationBound: ratio(windowRequests + caught, windowRequests),
+    p99BoundMs: percentile(least, 0.99),
     recoveredAfterMs: storm.recoveredAfterMs(),
     served: server.served(),
     wasted: server.wasted(),
