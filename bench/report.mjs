@@ -33,6 +33,65 @@ const TARGETS = {
   stormIncidentAmplification: 1.2,
   stormRecoveryMs: 2000,
   viewerKeystrokeMs: 100,
+  // The closed-loop storm's five measures (Retryline defaults, worst seed).
+  closedAmplification: 1.3,
+  closedPeak: 1.55,
+  closedSuccess: 0.995,
+  closedP99Ms: 2500,
+  closedRecoveryMs: 500,
+};
+
+/**
+ * The closed-loop storm's five measures: how to read each from a policy's row, whether lower is
+ * better, the target for Retryline's defaults (worst seed), and how to show a value.
+ */
+const CLOSED_MEASURES = [
+  {
+    key: 'windowAmplification',
+    title: 'amplification (4 s window)',
+    lower: true,
+    ok: (v) => v < TARGETS.closedAmplification,
+    target: () => `< ${ratio(TARGETS.closedAmplification)}`,
+    show: (v) => ratio(v),
+  },
+  {
+    key: 'peakVsSteady',
+    title: 'peak arrivals vs steady',
+    lower: true,
+    ok: (v) => v <= TARGETS.closedPeak,
+    target: () => `≤ ${ratio(TARGETS.closedPeak)}`,
+    show: (v) => ratio(v),
+  },
+  {
+    key: 'successRate',
+    title: 'success',
+    lower: false,
+    ok: (v) => v >= TARGETS.closedSuccess,
+    target: () => `≥ ${percent(TARGETS.closedSuccess)}`,
+    show: (v) => percent(v),
+  },
+  {
+    key: 'p99Ms',
+    title: 'p99',
+    lower: true,
+    ok: (v) => v <= TARGETS.closedP99Ms,
+    target: () => `≤ ${ms(TARGETS.closedP99Ms, 0)}`,
+    show: (v) => ms(v, 0),
+  },
+  {
+    key: 'recoveredAfterMs',
+    title: 'recovery after the stall',
+    lower: true,
+    ok: (v) => v !== null && v <= TARGETS.closedRecoveryMs,
+    target: () => `≤ ${ms(TARGETS.closedRecoveryMs, 0)}`,
+    show: (v) => (v === null ? 'never' : ms(v, 0)),
+  },
+];
+
+/** A closed-loop measure's worst value over the seeds: the max, or the min where higher is better. */
+const worstOf = (measure, policy) => {
+  const metric = policy[measure.key];
+  return measure.lower ? metric.max : metric.min;
 };
 
 /** Peer and tool versions worth pinning next to the numbers. */
@@ -576,6 +635,63 @@ function stormSection(storm) {
       `![Attempts reaching the server per 100 ms, one line per policy, ${scenario.title}](charts/${chart})`,
     );
   });
+  if (storm.closedLoop) lines.push(...closedLoopLines(storm.closedLoop));
+  return lines;
+}
+
+/** The closed-loop storm: the issue's five measures, the peers beside Retryline, and the lower bounds. */
+function closedLoopLines(closed) {
+  const { server } = closed;
+  const capacity = (server.workers / server.serviceMs) * 1000;
+  const defaults = closed.policies.find((p) => p.policy === 'Retryline defaults');
+  const lines = [
+    '',
+    `### (${String.fromCharCode(97 + 2)}) ${closed.title}`,
+    '',
+    `${number(server.clients)} clients in a closed loop: each sends a request, waits for it to settle (retries included), thinks for an exponential time of mean ${ms(server.thinkMs, 0)} and sends the next, so about 60 % of the capacity of ${number(server.workers)} workers at ${ms(server.serviceMs, 0)} a request (${number(capacity)} req/s). The server stalls for ${number(server.stallMs / 1000)} s at t = ${number(server.stallAt / 1000)} s, every attempt times out after ${ms(server.timeoutMs, 0)}, and abandoned requests are still served. Amplification: attempts per request of the requests whose first attempt reached the server in the ${number(closed.windowMs / 1000)} s from the stall's start; peak: the most attempts in ${ms(closed.bucketMs, 0)} from the stall on over the steady mean before it; success and p99 over every request; recovery as above. Seeds ${closed.seeds.from}–${closed.seeds.to}; each cell seed 1, then (min–max).`,
+    '',
+    table(
+      ['policy', ...CLOSED_MEASURES.map((m) => m.title), 'wasted work'],
+      closed.policies.map((policy) => [
+        policy.policy,
+        ...CLOSED_MEASURES.map((m) => {
+          const cell = stormCell(policy[m.key], m.show);
+          return policy === defaults ? `${cell} ${verdict(m.ok(worstOf(m, policy)))}` : cell;
+        }),
+        stormCell(policy.wasted, number),
+      ]),
+      ['left', ...CLOSED_MEASURES.map(() => 'right'), 'right'],
+    ),
+    '',
+  ];
+  if (defaults) {
+    lines.push(
+      `- Targets for Retryline defaults, worst seed: ${CLOSED_MEASURES.map((m) => `${m.title} ${m.target()} (${m.show(worstOf(m, defaults))} ${verdict(m.ok(worstOf(m, defaults)))})`).join('; ')}.`,
+    );
+    // Peers whose requests mostly fail are not better for sending less or failing sooner: the
+    // comparison is with the peers that get the stalled requests through too.
+    const peers = closed.policies.filter(
+      (p) => !p.policy.startsWith('Retryline') && p.successRate.seed1 >= TARGETS.closedSuccess,
+    );
+    const ahead = CLOSED_MEASURES.map((m) => {
+      const mine = defaults[m.key].seed1 ?? Number.POSITIVE_INFINITY;
+      const better = peers.filter((p) => {
+        const theirs = p[m.key].seed1 ?? Number.POSITIVE_INFINITY;
+        return m.lower ? theirs < mine : theirs > mine;
+      });
+      return better.length === 0
+        ? `${m.title}: no peer ahead`
+        : `${m.title}: behind ${better.map((p) => `${p.policy} (${m.show(p[m.key].seed1)})`).join(', ')}`;
+    });
+    lines.push(
+      `- Against the peers that reach ${percent(TARGETS.closedSuccess)} success too (${peers.map((p) => p.policy).join(', ')}), seed 1: ${ahead.join('; ')}.`,
+    );
+    if (defaults.amplificationBound) {
+      lines.push(
+        `- The limit this scenario allows, with Retryline's arrivals: amplification ≥ ${ratio(defaults.amplificationBound.seed1)} (a first attempt sent before the stall's last ${ms(server.timeoutMs - server.serviceMs, 0)} times out before any worker can start it, so its request needs one more attempt) and p99 ≥ ${ms(defaults.p99BoundMs.seed1, 0)} (nothing is served during the stall, so a request started in it waits at least until it ends); Retryline's defaults reach ${ratio(defaults.windowAmplification.seed1)} and ${ms(defaults.p99Ms.seed1, 0)}.`,
+      );
+    }
+  }
   return lines;
 }
 
@@ -788,6 +904,17 @@ function summaryRows(results) {
       ]);
     }
   } else rows.push(['storm: incident amplification and recovery', ...missing('storm').slice(1)]);
+  const closedDefaults = results.storm?.closedLoop?.policies.find((p) => p.policy === 'Retryline defaults');
+  if (closedDefaults) {
+    for (const m of CLOSED_MEASURES) {
+      const worst = worstOf(m, closedDefaults);
+      rows.push([
+        `storm (closed loop): Retryline defaults' ${m.title} ${m.target()} (worst seed)`,
+        m.show(worst),
+        verdict(m.ok(worst)),
+      ]);
+    }
+  }
   return rows;
 }
 

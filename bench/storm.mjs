@@ -90,6 +90,8 @@ const CLOSED_METRICS = [
   'peakVsSteady',
   'successRate',
   'p99Ms',
+  'amplificationBound',
+  'p99BoundMs',
   'recoveredAfterMs',
   'p50Ms',
   'wasted',
