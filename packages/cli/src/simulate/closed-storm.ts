@@ -75,6 +75,7 @@ import {
   type StormFieldRule,
   type StormPolicy,
   type StormRunScenario,
+  type StormServerMeasures,
   startStormRun,
 } from './storm';
 
@@ -97,7 +98,7 @@ export interface ClosedStormConfig extends Partial<ClosedStormScenario> {
 }
 
 /** What one policy did in the closed loop: the five measures (see the module comment) and counts. */
-export interface ClosedStormReport {
+export interface ClosedStormReport extends StormServerMeasures {
   readonly policy: string;
   readonly scenario: ClosedStormScenario;
   /** Logical requests started in `[0, durationMs)`. */
@@ -144,16 +145,7 @@ export interface ClosedStormReport {
    * other at least `serviceMs`.
    */
   readonly p99BoundMs: number;
-  /** Measure 5: milliseconds after the stall's end until the backlog cleared; `null` if not by `durationMs`. */
-  readonly recoveredAfterMs: number | null;
-  /** Requests the workers finished. */
-  readonly served: number;
-  /** Of those, the ones whose client had already given up (wasted work). */
-  readonly wasted: number;
-  /** The most requests waiting for a worker at once. */
-  readonly peakQueue: number;
-  /** 100 ms buckets over `[0, durationMs)`. */
-  readonly timeline: readonly StormBucket[];
+  /** (Measure 5, recovery after the stall, and the wasted work are the server's: see {@link StormServerMeasures}.) */
 }
 
 /** 400 clients at 60 % of a 1,600 req/s server, stalled for 2 s at t = 5 s (the module comment says why). */

@@ -139,7 +139,7 @@ export interface StormBucket {
 }
 
 /** What one policy did to the server in one scenario. */
-export interface StormReport {
+export interface StormReport extends StormServerMeasures {
   readonly policy: string;
   readonly scenario: StormScenario;
   readonly logicalRequests: number;
@@ -161,11 +161,15 @@ export interface StormReport {
   readonly successRate: number;
   /** How failed requests ended: an error's name, or `HTTP <status>`. */
   readonly failures: Readonly<Record<string, number>>;
+}
+
+/** What the server side of any storm run measures, open loop or closed. */
+export interface StormServerMeasures {
   /** Milliseconds after the stall's end until the backlog cleared; `null` when it did not by `durationMs`. */
   readonly recoveredAfterMs: number | null;
   /** Requests the workers finished. */
   readonly served: number;
-  /** Of those, the ones whose client had already given up. */
+  /** Of those, the ones whose client had already given up (wasted work). */
   readonly wasted: number;
   /** The most requests waiting for a worker at once. */
   readonly peakQueue: number;
