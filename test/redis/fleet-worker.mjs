@@ -5,9 +5,14 @@
 //     answers { outcomes: { "status 503 stoppedBy budget": n, … } }: how the requests ended
 //   { "action": "open", "prefix", "url", "breaker" }    sends until the breaker refuses
 //   { "action": "probe", "prefix", "url", "breaker" }   one call
+//   { "action": "gate-call", "prefix", "url", "gate" }  one call through this worker's gate client
+//     for the prefix (made on first use, kept): answers { status, attempts }
+//   { "action": "gate-park", "prefix", "url", "gate" }  starts one call through another gate client
+//     for the prefix, and answers { parked: { attempt, failures } } once its retry is parked
+//   { "action": "gate-result" }                         that call's end: { status, body, attempts, events }
 //   { "action": "exit" }
 import { createInterface } from 'node:readline';
-import { circuitBreaker, memoryStore, retryBudget } from '@retryline/core';
+import { circuitBreaker, memoryStore, recoveryGate, retryBudget } from '@retryline/core';
 import { getRetryInfo, retryFetch } from '@retryline/fetch';
 import { redisStore } from '@retryline/redis';
 import { Redis } from 'ioredis';
@@ -25,6 +30,8 @@ async function budget({ store, prefix, url, requests, budget }) {
     backoff: { strategy: 'constant', base: 1 },
     jitter: 'none',
     budget: retryBudget(budget),
+    // About the budget alone: retries are not parked by the (shared) recovery gate.
+    gate: false,
   });
   const outcomes = {};
   for (let i = 0; i < requests; i++) {
@@ -75,7 +82,78 @@ async function probe(command) {
   }
 }
 
-const actions = { budget, open, probe };
+// One redisStore per prefix in this process, kept: the gate's clients share it, as an app's would.
+const stores = new Map();
+const storeFor = (prefix) => {
+  if (!stores.has(prefix)) stores.set(prefix, redisStore(client, { prefix }));
+  return stores.get(prefix);
+};
+
+// Recovery-gate clients, kept per prefix: what one has seen of a key (its failures) stays with it.
+const gateClients = new Map();
+const gateClient = ({ prefix, gate, retries = 3, maxDelay }, onEvent) =>
+  retryFetch(fetch, {
+    store: storeFor(prefix),
+    retries,
+    backoff: { strategy: 'constant', base: 1 },
+    jitter: 'none',
+    ...(maxDelay === undefined ? {} : { maxDelay }),
+    budget: false,
+    gate: recoveryGate(gate),
+    ...(onEvent ? { onEvent } : {}),
+  });
+
+async function gateCall(command) {
+  if (!gateClients.has(command.prefix)) gateClients.set(command.prefix, gateClient(command));
+  const response = await gateClients.get(command.prefix)(command.url);
+  await response.text();
+  return { status: response.status, attempts: getRetryInfo(response)?.attempts };
+}
+
+// The call gate-park started: its events, and how it ended.
+let pending;
+
+async function gatePark(command) {
+  const events = [];
+  let parked;
+  const isParked = new Promise((resolve) => {
+    parked = resolve;
+  });
+  const api = gateClient(command, (event) => {
+    if (event.type === 'retry-parked' || event.type === 'retry-released') {
+      events.push({
+        type: event.type,
+        attempt: event.attempt,
+        failures: event.failures,
+        reason: event.reason,
+      });
+    }
+    if (event.type === 'retry-parked') parked({ attempt: event.attempt, failures: event.failures });
+  });
+  const call = (async () => {
+    const response = await api(command.url);
+    return {
+      status: response.status,
+      body: await response.text(),
+      attempts: getRetryInfo(response)?.attempts,
+      events,
+    };
+  })();
+  pending = call.catch((error) => ({ error: String(error?.stack ?? error), events }));
+  // Parked, or ended without being parked (answered as it ended).
+  return Promise.race([isParked.then((event) => ({ parked: event })), pending]);
+}
+
+const gateResult = () => pending;
+
+const actions = {
+  budget,
+  open,
+  probe,
+  'gate-call': gateCall,
+  'gate-park': gatePark,
+  'gate-result': gateResult,
+};
 answer({ ready: true, pid: process.pid });
 for await (const line of createInterface({ input: process.stdin })) {
   const command = JSON.parse(line);

@@ -10,7 +10,7 @@ import { useRedisServer } from './redis-server';
 
 /**
  * Four Node processes, each with its own Redis connection, share one retry
- * budget and one breaker through redisStore(). The processes run the built packages (dist), as an
+ * budget, one breaker and one recovery gate through redisStore(). The processes run the built packages (dist), as an
  * application would: `pnpm test` builds first.
  */
 
@@ -91,6 +91,48 @@ it('a breaker opened by one process is open for the others on their next call: n
   expect(probes).toEqual(others.map(() => ({ outcome: 'CircuitOpenError' })));
   expect(http.requests('/breaker')).toHaveLength(5);
 });
+
+it("a retry in one process is parked by another process's failures, and released by its success", async () => {
+  http.script('/gate', [{ status: 503, body: 'down' }]);
+  const prefix = `fleet:${randomUUID()}`;
+  const url = `${http.url}/gate`;
+  const [a, b] = workers;
+  if (!a || !b) throw new Error('no workers');
+  // A: four attempts (three retries), the origin failing each time: after the third failure in a
+  // row the key is held, the fourth attempt is its probe, and that probe's failure puts the next
+  // probe 5 to 15 minutes off.
+  expect(
+    await a.send({ action: 'gate-call', prefix, url, gate: { holdAfter: 3, probeMs: 600_000 } }),
+  ).toEqual({ status: 503, attempts: 4 });
+  expect(http.requests('/gate')).toHaveLength(4);
+  // B, in another process, has seen nothing fail: its first attempt fails (one failure of its
+  // own), and its retry is parked, since A's failures hold the origin in the shared store. B's gate
+  // asks the store again every 10 to 30 ms while parked, for up to a minute.
+  const parked = await b.send({
+    action: 'gate-park',
+    prefix,
+    url,
+    retries: 1,
+    maxDelay: 60_000,
+    gate: { holdAfter: 3, probeMs: 20, maxParkMs: 60_000 },
+  });
+  expect(parked).toEqual({ parked: { attempt: 2, failures: 5 } });
+  expect(http.requests('/gate')).toHaveLength(5);
+  // The origin is back; A's next call succeeds and clears the origin's state: B's parked retry goes.
+  http.script('/gate', [{ status: 200, body: 'up' }]);
+  expect(await a.send({ action: 'gate-call', prefix, url })).toEqual({ status: 200, attempts: 1 });
+  expect(await b.send({ action: 'gate-result' })).toEqual({
+    status: 200,
+    body: 'up',
+    attempts: 2,
+    events: [
+      { type: 'retry-parked', attempt: 2, failures: 5 },
+      { type: 'retry-released', attempt: 2, reason: 'released' },
+    ],
+  });
+  // B sent nothing while parked: its first attempt and its released retry.
+  expect(http.requests('/gate')).toHaveLength(7);
+}, 60_000);
 
 /** Every worker sends its requests at once, through the given store. */
 async function run(store: 'redis' | 'memory', path: string) {

@@ -12,12 +12,17 @@ import {
   budgetInit,
   budgetRecordRequest,
   budgetTryRetry,
+  type GateState,
+  gateAdmit,
+  gateInit,
+  gateRecord,
   initialBreakerState,
   localStore,
   normalizeBreaker,
   normalizeBucket,
   normalizeBudget,
   normalizeBulkhead,
+  normalizeGate,
 } from '@retryline/core/store';
 import { retryFetch } from '@retryline/fetch';
 import {
@@ -166,6 +171,50 @@ describe('redisStore() on a real Redis', () => {
         { numRuns: 40 },
       );
     });
+
+    it('recovery gate', async () => {
+      const op = fc.oneof(
+        fc.record({
+          kind: fc.constant('admit' as const),
+          leaseMs: fc.double({ min: 0, max: 900, noNaN: true }),
+        }),
+        fc.record({
+          kind: fc.constant('record' as const),
+          health: fc.constantFrom('success', 'failure', 'failure', 'ignored'),
+          probe: fc.boolean(),
+          probeWait: fc.double({ min: 0, max: 900, noNaN: true }),
+        }),
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: 4 }),
+          fc.array(fc.tuple(advance, op), { maxLength: 50 }),
+          async (holdAfter, ops) => {
+            const config = normalizeGate({ holdAfter });
+            const store = fresh();
+            let state: GateState = gateInit();
+            let now = T + 0.375;
+            for (const [step, what] of ops) {
+              now += step / 2;
+              if (what.kind === 'admit') {
+                const expected = gateAdmit(state, now, what.leaseMs);
+                state = expected.state;
+                expect(await store.gateAdmit('k', config, now, what.leaseMs)).toBe(expected.verdict);
+              } else {
+                const health = what.health as BreakerOutcome;
+                const expected = gateRecord(state, config, health, what.probe, what.probeWait, now);
+                state = expected.state;
+                expect(await store.gateRecord('k', config, health, what.probe, what.probeWait, now)).toEqual({
+                  recovered: expected.recovered,
+                  failures: state.failures,
+                });
+              }
+            }
+          },
+        ),
+        { numRuns: 40 },
+      );
+    });
   });
 
   it('runs each operation as one script call: one round trip, nothing else sent', async () => {
@@ -179,6 +228,7 @@ describe('redisStore() on a real Redis', () => {
       const budget = normalizeBudget();
       const bucket = normalizeBucket({ capacity: 5, refillPerSecond: 1 });
       const bulkhead = normalizeBulkhead({ maxConcurrent: 1 });
+      const gate = normalizeGate({ holdAfter: 2 });
       for (let i = 0; i < 10; i++) {
         await store.breakerAdmit('k', breaker, T);
         await store.breakerRecord('k', breaker, 'failure', T);
@@ -189,6 +239,8 @@ describe('redisStore() on a real Redis', () => {
         await store.bulkheadRelease('k', `h${i}`, T);
         await store.pacingSet('k', T + 1000, T);
         await store.pacingGet('k', T);
+        await store.gateRecord('k', gate, 'failure', false, 0, T);
+        await store.gateAdmit('k', gate, T, 1000);
       }
       const after = await commandCounts(admin);
       const sent = Object.fromEntries(
@@ -196,11 +248,11 @@ describe('redisStore() on a real Redis', () => {
           .map(([name, calls]) => [name, calls - (before[name] ?? 0)] as const)
           .filter(([name, calls]) => calls > 0 && name !== 'info'),
       );
-      // 90 operations, 90 commands: the first call of each of the 8 scripts on this connection is
-      // EVAL (it loads the script), every later one EVALSHA. Each script reads TIME once; the rest
-      // is what the scripts call inside (Redis counts those too), never a command of its own.
+      // 110 operations, 110 commands: the first call of each of the 10 scripts on this connection
+      // is EVAL (it loads the script), every later one EVALSHA. Each script reads TIME once; the
+      // rest is what the scripts call inside (Redis counts those too), never a command of its own.
       const { eval: evals, evalsha, time, ...inside } = sent;
-      expect({ evals, evalsha, time }).toEqual({ evals: 8, evalsha: 82, time: 90 });
+      expect({ evals, evalsha, time }).toEqual({ evals: 10, evalsha: 100, time: 110 });
       expect(Object.keys(inside).sort()).toEqual(['del', 'get', 'pexpire', 'set']);
       store.close();
     } finally {
@@ -237,6 +289,28 @@ describe('redisStore() on a real Redis', () => {
 
       await store.pacingSet('k', T + 5000, T);
       expectWithin(await ttl(`${p}:pacing:k`), 6000 - 1000, 6000);
+
+      // The recovery gate: a key that has seen nothing, or only successes, is the missing key.
+      const gate = normalizeGate({ holdAfter: 1 });
+      expect(await store.gateAdmit('k', gate, T, 1000)).toBe('go');
+      expect(await store.gateRecord('k', gate, 'success', false, 0, T)).toEqual({
+        recovered: false,
+        failures: 0,
+      });
+      expect(await client.exists(`${p}:gate:k`)).toBe(0);
+      await store.gateRecord('k', gate, 'failure', false, 0, T);
+      expectWithin(await ttl(`${p}:gate:k`), 61_000 - 1000, 61_000); // idleMs + grace
+      // Never before the probe's lease is over …
+      expect(await store.gateAdmit('k', gate, T, 120_000)).toBe('probe');
+      expectWithin(await ttl(`${p}:gate:k`), 121_000 - 1000, 121_000);
+      // … or the next probe is due.
+      await store.gateRecord('k', gate, 'failure', true, 90_000, T);
+      expectWithin(await ttl(`${p}:gate:k`), 91_000 - 1000, 91_000);
+      expect(await store.gateRecord('k', gate, 'success', false, 0, T)).toEqual({
+        recovered: true,
+        failures: 0,
+      });
+      expect(await client.exists(`${p}:gate:k`)).toBe(0);
       store.close();
     });
 
@@ -410,6 +484,39 @@ describe('redisStore() on a real Redis', () => {
     });
   });
 
+  describe('the recovery gate through real clients', () => {
+    const http = useFaultServer();
+
+    it('costs the happy path no round trip: only a process that saw a key fail sends its outcomes', async () => {
+      const store = fresh({ clock: 'redis' });
+      const calls: string[] = [];
+      // The store as a client sees it, each gate operation noted as it is asked.
+      const counted: Store = {
+        ...store,
+        gateAdmit: (...args) => {
+          calls.push('admit');
+          return store.gateAdmit(...args);
+        },
+        gateRecord: (...args) => {
+          calls.push(`record ${args[2]}`);
+          return store.gateRecord(...args);
+        },
+      };
+      http.script('/ok', [{ status: 200, body: 'ok' }]);
+      http.script('/fail', [{ status: 503 }]);
+      const api = retryFetch(fetch, { store: counted, retries: 0, budget: false });
+      const get = async (path: string) => (await api(`${http.url}${path}`)).text();
+      for (let i = 0; i < 10; i++) await get('/ok');
+      expect(calls).toEqual([]);
+      // A failure is counted in Redis; the next success to the origin clears it, and once this
+      // process knows nothing failing, successes are not sent again.
+      await get('/fail');
+      for (let i = 0; i < 5; i++) await get('/ok');
+      expect(calls).toEqual(['record failure', 'record success']);
+      expect(await client.exists(`${store.prefix}:gate:${http.url}`)).toBe(0);
+    });
+  });
+
   describe('judging Redis by its own answers, not by how long the caller waited', () => {
     /** Blocks the event loop, as a process busy with its own work does. */
     const busy = (ms: number) => {
@@ -473,6 +580,7 @@ describe('redisStore() on a real Redis', () => {
     const budget = normalizeBudget({ ratio: 0, minPerSecond: 0 });
     const bucket = normalizeBucket({ capacity: 1, refillPerSecond: 0.001 });
     const bulkhead = normalizeBulkhead({ maxConcurrent: 1 });
+    const gate = normalizeGate({ holdAfter: 1 });
 
     /** Every operation once, as a guard would call them. */
     async function everyOperation(store: Store) {
@@ -486,6 +594,8 @@ describe('redisStore() on a real Redis', () => {
         release: await store.bulkheadRelease('k', 'h', T),
         paceSet: await store.pacingSet('k', T + 1000, T),
         pace: await store.pacingGet('k', T),
+        gateRecord: await store.gateRecord?.('k', gate, 'failure', false, 0, T),
+        gateAdmit: await store.gateAdmit?.('k', gate, T, 1000),
       };
     }
 
@@ -513,6 +623,10 @@ describe('redisStore() on a real Redis', () => {
           take: { allowed: false },
           acquire: 'acquired', // the first round's place was given back
           pace: T + 1000,
+          // The gate held the key at the first failure (holdAfter: 1); the first round's probe
+          // still holds the probe place.
+          gateRecord: { recovered: false, failures: 2 },
+          gateAdmit: 'park',
         });
         expect(events).toEqual([
           expect.objectContaining({
@@ -551,12 +665,20 @@ describe('redisStore() on a real Redis', () => {
         await expect(store.bulkheadAcquire('k', bulkhead, 'h', T)).rejects.toMatchObject({
           name: 'StoreUnavailableError',
         });
+        await expect(store.gateAdmit('k', gate, T, 1000)).rejects.toMatchObject({
+          name: 'StoreUnavailableError',
+          operation: 'gateAdmit',
+        });
         // What is told after a send never turns a response into an error.
         expect(await store.breakerRecord('k', breaker, 'failure', T)).toMatchObject({
           state: { state: 'open' },
         });
         await expect(store.bulkheadRelease('k', 'h', T)).resolves.toBeUndefined();
         await expect(store.pacingSet('k', T + 1000, T)).resolves.toBeUndefined();
+        expect(await store.gateRecord('k', gate, 'failure', false, 0, T)).toEqual({
+          recovered: false,
+          failures: 1,
+        });
       } finally {
         nobody.disconnect();
       }

@@ -17,7 +17,9 @@ export type StoreOperation =
   | 'bulkheadRelease'
   | 'bulkheadRenew'
   | 'pacingSet'
-  | 'pacingGet';
+  | 'pacingGet'
+  | 'gateAdmit'
+  | 'gateRecord';
 
 /**
  * Redis stopped answering (the connection is down, or Redis answered nothing at all for

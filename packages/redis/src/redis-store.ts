@@ -10,7 +10,9 @@ import {
   type BulkheadConfig,
   bucketInit,
   bucketTake,
+  type GateVerdict,
   localStore,
+  type RecoveryGateConfig,
   type RetryBudgetConfig,
   type TokenBucketConfig,
 } from '@retryline/core/store';
@@ -21,6 +23,7 @@ import { BREAKER_ADMIT, BREAKER_RECORD, decodeBreakerState, decodeTransition } f
 import { BULKHEAD_ACQUIRE, BULKHEAD_RELEASE, BULKHEAD_RENEW } from './scripts/bulkhead';
 import type { Script } from './scripts/lua';
 import { PACING_GET, PACING_SET } from './scripts/pacing';
+import { GATE_ADMIT, GATE_RECORD } from './scripts/recovery-gate';
 import { BUDGET, decodeBudgetBuckets } from './scripts/retry-budget';
 import { LIMITER_TAKE } from './scripts/token-bucket';
 
@@ -28,8 +31,8 @@ import { LIMITER_TAKE } from './scripts/token-bucket';
 export interface RedisStoreOptions {
   /**
    * Starts every key the store writes (`<prefix>:breaker:<guard key>`, `:budget:`, `:limiter:`,
-   * `:bulkhead:`, `:pacing:`). Processes that should share guards use the same prefix; give each
-   * environment (or test) its own.
+   * `:bulkhead:`, `:pacing:`, `:gate:`). Processes that should share guards use the same prefix;
+   * give each environment (or test) its own.
    * @default 'retryline'
    * @example
    * ```ts
@@ -56,8 +59,8 @@ export interface RedisStoreOptions {
    * operations Redis cannot answer, so every guard keeps working per process (the budget still caps
    * retries, a breaker still opens) and requests go on; Redis takes over again as soon as it
    * answers. `false`: the request fails with `StoreUnavailableError` before it is sent. What is
-   * reported after a send (breakerRecord, bulkheadRelease, pacingSet) never fails the request, in
-   * either mode. Either way the outage is reported once through `onEvent`.
+   * reported after a send (breakerRecord, bulkheadRelease, pacingSet, gateRecord) never fails the
+   * request, in either mode. Either way the outage is reported once through `onEvent`.
    * @default true
    * @example
    * ```ts
@@ -91,6 +94,8 @@ export interface RedisStoreOptions {
   /**
    * How long a breaker nobody calls is kept after its open period: past `openMs + idleMs` without
    * an operation, its key expires and the next call finds a closed breaker with an empty window.
+   * A recovery gate's key likewise expires `idleMs` after its last operation (never before its
+   * probe's lease or its next probe time): the next retry then finds a key that has seen nothing.
    * @default 60_000
    * @example
    * ```ts
@@ -142,6 +147,16 @@ export interface RedisStore extends Store {
   ): Promise<BreakerRecord>;
   budgetRequest(key: string, config: RetryBudgetConfig, now: number): Promise<BudgetRecord>;
   pacingGet(key: string, now: number): Promise<number | undefined>;
+  // The recovery gate's state is shared too: a fleet parks its retries to an origin together.
+  gateAdmit(key: string, config: RecoveryGateConfig, now: number, leaseMs: number): Promise<GateVerdict>;
+  gateRecord(
+    key: string,
+    config: RecoveryGateConfig,
+    health: BreakerOutcome,
+    probe: boolean,
+    probeWait: number,
+    now: number,
+  ): Promise<{ readonly recovered: boolean; readonly failures: number }>;
   /** How often a queued bulkhead waiter asks again (see {@link RedisStoreOptions.pollMs}). */
   readonly pollMs: number;
   /** The key prefix in use. */
@@ -154,7 +169,12 @@ export interface RedisStore extends Store {
 }
 
 /** Operations that report on a send rather than allow one: they never throw. */
-const AFTER_SEND: ReadonlySet<StoreOperation> = new Set(['breakerRecord', 'bulkheadRelease', 'pacingSet']);
+const AFTER_SEND: ReadonlySet<StoreOperation> = new Set([
+  'breakerRecord',
+  'bulkheadRelease',
+  'pacingSet',
+  'gateRecord',
+]);
 
 const DEFAULTS = {
   prefix: 'retryline',
@@ -169,11 +189,12 @@ const DEFAULTS = {
 
 /**
  * A {@link Store} on Redis, so every process that uses the same Redis and prefix shares one
- * breaker, one retry budget, one rate limiter, one bulkhead and one pacing per guard key. Each
- * operation is one Lua script (atomic, one round trip) applying the same rules as core's pure
- * guard functions; keys expire once their state no longer matters. When Redis is unreachable or
- * silent, the store answers from a memory store of its own (by default), so guards keep working per
- * process; the outage is reported once and the store returns to Redis by itself when it answers.
+ * breaker, one retry budget, one rate limiter, one bulkhead, one pacing and one recovery gate per
+ * guard key. Each operation is one Lua script (atomic, one round trip) applying the same rules as
+ * core's pure guard functions; keys expire once their state no longer matters. When Redis is
+ * unreachable or silent, the store answers from a memory store of its own (by default), so guards
+ * keep working per process; the outage is reported once and the store returns to Redis by itself
+ * when it answers.
  *
  * @example
  * ```ts
@@ -207,8 +228,8 @@ export function redisStore(client: RedisClient, options: RedisStoreOptions = {})
   /**
    * Runs `script` on `guard`'s key. When Redis cannot answer: `fallback()`, the same operation on
    * the local memory store, when failing open, and always for what is told after a send
-   * (breakerRecord, bulkheadRelease, pacingSet): throwing there would turn a response already
-   * received into an error.
+   * (breakerRecord, bulkheadRelease, pacingSet, gateRecord): throwing there would turn a response
+   * already received into an error.
    */
   async function op<T>(
     script: Script,
@@ -446,6 +467,30 @@ export function redisStore(client: RedisClient, options: RedisStoreOptions = {})
         [],
         ([until], shift) => (until ? Number(until) + shift : undefined),
         () => local.pacingGet(key, now),
+      ),
+
+    gateAdmit: (key, config, now, leaseMs) =>
+      op<GateVerdict>(
+        GATE_ADMIT,
+        'gateAdmit',
+        'gate',
+        key,
+        now,
+        [settings.idleMs, leaseMs],
+        ([verdict]) => verdict as GateVerdict,
+        () => local.gateAdmit(key, config, now, leaseMs),
+      ),
+
+    gateRecord: (key, config, health, probe, probeWait, now) =>
+      op(
+        GATE_RECORD,
+        'gateRecord',
+        'gate',
+        key,
+        now,
+        [settings.idleMs, config.holdAfter, health, probe ? 1 : 0, probeWait],
+        ([recovered, failures]) => ({ recovered: recovered === '1', failures: Number(failures) }),
+        () => local.gateRecord(key, config, health, probe, probeWait, now),
       ),
   };
 }

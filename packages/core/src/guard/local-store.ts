@@ -9,11 +9,14 @@ import { breakerOps } from './breaker';
 import { bulkheadOps } from './bulkhead';
 import { pacingOps } from './pacing';
 import { limiterOps } from './rate-limiter';
+import { gateStoreOps } from './recovery-gate';
 import { budgetOps } from './retry-budget';
 import { type MemoryStore, memoryStore, type Store } from './store';
 
 /** A {@link Store} of every guard's operations, its state in `memory` (by default a new memory store). */
-export function localStore(memory: MemoryStore = memoryStore()): Store & MemoryStore {
+export function localStore(
+  memory: MemoryStore = memoryStore(),
+): Store & Required<Pick<Store, 'gateAdmit' | 'gateRecord'>> & MemoryStore {
   const { budgetRequest, budgetRetry } = budgetOps(memory);
   return {
     ...breakerOps(memory),
@@ -22,6 +25,7 @@ export function localStore(memory: MemoryStore = memoryStore()): Store & MemoryS
     ...limiterOps(memory),
     ...bulkheadOps(memory),
     ...pacingOps(memory),
+    ...gateStoreOps(memory),
     size: memory.size,
   };
 }

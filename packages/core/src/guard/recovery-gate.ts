@@ -14,8 +14,10 @@
  * its last response.
  *
  * The key's health (consecutive failures, whether it is held, the probe's lease) is a pure state
- * machine kept in a memory table (a shared store without gate operations: one of this process's
- * own), so clients sharing a store share it; the parked retries themselves wait in their process.
+ * machine kept in the client's store, so clients sharing a store share it: in a memory store's
+ * table, or through a shared store's `gateAdmit` and `gateRecord` (a fleet on `redisStore` shares
+ * an origin's health; a shared store without them keeps it in this process's memory). The parked
+ * retries themselves wait in their process.
  */
 
 import type { LoopAttempt, Refusal } from '../engine/attempt-loop';
@@ -35,7 +37,18 @@ import {
   type SessionContext,
   unsent,
 } from './guard';
-import { type GuardStore, memoryOf, memoryStore, type Slot, step } from './store';
+import {
+  type GuardStore,
+  IDLE_MS,
+  type Memory,
+  type MemoryStore,
+  memoryOf,
+  memoryStore,
+  type Slot,
+  type Store,
+  type StoreAnswer,
+  step,
+} from './store';
 
 /** The gate's rules. */
 export interface RecoveryGateOptions {
@@ -253,26 +266,61 @@ function localOf(store: GuardStore): Local {
 
 /** A gate's state untouched for a minute, with nothing held, is forgotten. */
 const idle = (slot: Slot<GateState, RecoveryGateConfig>, now: number) =>
-  !slot.state.holding && now - slot.last >= 60_000;
+  !slot.state.holding && now - slot.last >= IDLE_MS;
 
-/** The gate's operations on a store. Stores without gate operations keep it in a memory table of their own. */
-function gateOps(store: GuardStore) {
-  const memory = memoryOf(store) ?? memoryOf(fallbacks(store));
-  if (!memory) throw new TypeError('unreachable: a fallback store is a memory store');
+/** The gate's operations on a store, as its sessions ask them. */
+interface GateOps {
+  /**
+   * Whether no key has gate state that a success would have to clear: a first attempt may then
+   * skip the gate. Synchronous and cheap: the happy path asks it on every request.
+   */
+  quiet(): boolean;
+  admit(key: string, config: RecoveryGateConfig, now: number, leaseMs: number): StoreAnswer<GateVerdict>;
+  /** Counts an attempt's end; answers whether the key recovered (a success freed it). */
+  record(
+    key: string,
+    config: RecoveryGateConfig,
+    health: Health,
+    probe: boolean,
+    probeWait: number,
+    now: number,
+  ): StoreAnswer<boolean>;
+  /** The key's failures in a row, for the `retry-parked` event. */
+  failures(key: string): number;
+}
+
+const then = <T, R>(answer: StoreAnswer<T>, next: (value: T) => R): StoreAnswer<R> =>
+  answer instanceof Promise ? answer.then(next) : next(answer);
+
+// One set of operations per store, so that every client sharing a store shares what it knows.
+const opsByStore = new WeakMap<object, GateOps>();
+
+/**
+ * The gate's operations on a store: a memory store's table; a shared store's own `gateAdmit` and
+ * `gateRecord` (the state shared by every process using it); else, for a shared store without
+ * them, a memory table of this process's own.
+ */
+function gateOps(store: GuardStore): GateOps {
+  let ops = opsByStore.get(store);
+  if (!ops) {
+    const shared = memoryOf(store) ? undefined : (store as Store);
+    ops =
+      shared?.gateAdmit && shared.gateRecord
+        ? sharedGate(shared as SharedGate)
+        : memoryGate(memoryOf(store) ?? (memoryOf(fallbacks(store)) as Memory));
+    opsByStore.set(store, ops);
+  }
+  return ops;
+}
+
+/** The gate in a memory table: every operation synchronous. */
+function memoryGate(memory: Memory): GateOps {
   const table = memory.table<GateState, RecoveryGateConfig>('gates', idle);
   return {
-    /** Whether any key has state: a success then has a failure count to clear. */
     quiet: () => table.size === 0,
-    admit: (key: string, config: RecoveryGateConfig, now: number, leaseMs: number) =>
+    admit: (key, config, now, leaseMs) =>
       step(memory, table, key, config, now, gateInit, (state) => gateAdmit(state, now, leaseMs)).verdict,
-    record(
-      key: string,
-      config: RecoveryGateConfig,
-      health: Health,
-      probe: boolean,
-      probeWait: number,
-      now: number,
-    ) {
+    record(key, config, health, probe, probeWait, now) {
       if (health === 'success') {
         // A success leaves nothing to remember: the key's state goes (so the table is empty again,
         // and the happy path skips the gate) and a held key has recovered.
@@ -285,8 +333,72 @@ function gateOps(store: GuardStore) {
         gateRecord(state, config, health, probe, probeWait, now),
       ).recovered;
     },
-    holding: (key: string) => table.get(key)?.state.holding === true,
-    failures: (key: string) => table.get(key)?.state.failures ?? 0,
+    failures: (key) => table.get(key)?.state.failures ?? 0,
+  };
+}
+
+/** The gate's operations of a memory store, as a {@link Store} has them (for `localStore()`). */
+export function gateStoreOps(store: MemoryStore): SharedGate {
+  const ops = gateOps(store);
+  return {
+    gateAdmit: ops.admit,
+    gateRecord: (key, config, health, probe, probeWait, now) => {
+      const recovered = ops.record(key, config, health, probe, probeWait, now) as boolean;
+      return { recovered, failures: ops.failures(key) };
+    },
+  };
+}
+
+type SharedGate = Required<Pick<Store, 'gateAdmit' | 'gateRecord'>>;
+
+/**
+ * The gate in a shared store. What this process knows of it is a hint: the keys it has seen
+ * fail (or held) and not yet seen succeed, each with its last known failures in a row, forgotten
+ * once untouched for a minute (or a probe lease), as the store forgets idle state. The hint keeps
+ * the happy path free of round trips: `quiet()` holds while it is empty, and a success to a key
+ * this process knows nothing of is not sent. So a key's failures in a row are counted across the
+ * fleet, but only the successes of processes that saw it fail clear them (among them every
+ * process with retries parked on it, whose first attempts, never held, go on being sent).
+ */
+function sharedGate(store: SharedGate): GateOps {
+  const known = new Map<string, { failures: number; until: number }>();
+  let sweepAt = 0;
+  const note = (key: string, failures: number, until: number) => {
+    const hint = known.get(key);
+    if (hint) {
+      hint.failures = failures;
+      hint.until = Math.max(hint.until, until);
+    } else known.set(key, { failures, until });
+  };
+  const sweep = (now: number) => {
+    if (now < sweepAt) return;
+    sweepAt = now + IDLE_MS;
+    for (const [key, hint] of known) if (hint.until <= now) known.delete(key);
+  };
+  return {
+    quiet: () => known.size === 0,
+    admit(key, config, now, leaseMs) {
+      sweep(now);
+      return then(store.gateAdmit(key, config, now, leaseMs), (verdict) => {
+        if (verdict !== 'go' || known.has(key)) {
+          note(key, known.get(key)?.failures ?? 0, now + Math.max(IDLE_MS, leaseMs));
+        }
+        return verdict;
+      });
+    },
+    record(key, config, health, probe, probeWait, now) {
+      sweep(now);
+      // An outcome that changes nothing: one that counts nothing, or a success to a key this
+      // process knows no state of (no round trip; see above).
+      if (!probe && (health === 'ignored' || (health === 'success' && !known.has(key)))) return false;
+      return then(store.gateRecord(key, config, health, probe, probeWait, now), (recorded) => {
+        // No failure in a row: nothing held, nothing left to clear.
+        if (recorded.failures === 0) known.delete(key);
+        else note(key, recorded.failures, now + IDLE_MS);
+        return recorded.recovered;
+      });
+    },
+    failures: (key) => known.get(key)?.failures ?? 0,
   };
 }
 
@@ -305,7 +417,8 @@ function fallbacks(store: GuardStore): GuardStore {
 export interface BoundGate {
   /**
    * Whether a first attempt may skip the loop's set-up: no key has failed since its last success,
-   * so the attempt's outcome has nothing to change.
+   * so the attempt's outcome has nothing to change. Synchronous, never a round trip: with a shared
+   * store it reads what this process knows (see `sharedGate`).
    */
   quiet(): boolean;
 }
@@ -387,8 +500,6 @@ function bindGate(
   }
 }
 
-type GateOps = ReturnType<typeof gateOps>;
-
 /** What a parked retry needs of its request and its gate. */
 interface ParkContext {
   readonly session: SessionContext;
@@ -410,31 +521,44 @@ function gateSession(
   const park: ParkContext = { session, config, ops, queues, leaseMs: policy.timeout ?? PROBE_LEASE_MS };
   // Whether the attempt this session admitted holds the key's probe place.
   let probing = false;
+  /** What the gate said: a parked retry waits, then goes or is refused. */
+  const decide = (verdict: GateVerdict, attempt: LoopAttempt, deadlineAt: number) => {
+    probing = verdict === 'probe';
+    if (verdict !== 'park') return undefined;
+    return parkRetry(park, attempt, deadlineAt).then((reason) => {
+      probing = reason === 'probe';
+      return refusalFor(park, attempt, reason);
+    });
+  };
+  /** Each success sends the next parked retry on its way: released at the pace the server answers. */
+  const released = (recovered: boolean, health: Health) => {
+    if ((recovered || health === 'success') && queues.get(key)?.length) release(key, clock.now());
+  };
   return {
     admit(attempt: LoopAttempt, deadlineAt: number): Refusal | undefined | Promise<Refusal | undefined> {
       if (attempt.attempt === 1) return undefined;
       // While older retries wait for their release, a new one waits behind them.
-      const verdict = queues.get(key)?.length ? 'park' : ops.admit(key, config, clock.now(), park.leaseMs);
-      probing = verdict === 'probe';
-      if (verdict !== 'park') return undefined;
-      return parkRetry(park, attempt, deadlineAt).then((reason) => {
-        probing = reason === 'probe';
-        return refusalFor(park, attempt, reason);
-      });
+      if (queues.get(key)?.length) return decide('park', attempt, deadlineAt);
+      const verdict = ops.admit(key, config, clock.now(), park.leaseMs);
+      return verdict instanceof Promise
+        ? verdict.then((answer) => decide(answer, attempt, deadlineAt))
+        : decide(verdict, attempt, deadlineAt);
     },
-    record(health: Health) {
+    record(health: Health): Promise<void> | undefined {
       const probe = probing;
       probing = false;
       const probeWait = config.probeMs * (0.5 + policy.random());
       const recovered = ops.record(key, config, health, probe, probeWait, clock.now());
-      // Each success sends the next parked retry on its way: released at the pace the server answers.
-      if ((recovered || health === 'success') && queues.get(key)?.length) release(key, clock.now());
+      if (recovered instanceof Promise) return recovered.then((answer) => released(answer, health));
+      released(recovered, health);
       return undefined;
     },
-    abandon() {
-      if (probing) ops.record(key, config, 'ignored', true, 0, clock.now());
+    abandon(): Promise<void> | undefined {
+      const probe = probing;
       probing = false;
-      return undefined;
+      if (!probe) return undefined;
+      const recorded = ops.record(key, config, 'ignored', true, 0, clock.now());
+      return recorded instanceof Promise ? recorded.then(() => undefined) : undefined;
     },
   };
 }
@@ -490,9 +614,18 @@ async function parkRetry(
       attempt.signal?.throwIfAborted();
       if (reason !== undefined || !head || waiting[0] !== parked || clock.now() >= untilAt) continue;
       // The oldest asks for the probe place: it goes as the probe when no probe is in flight, or
-      // as released once the key is no longer held (another client's success, state forgotten).
-      const verdict = ops.admit(key, config, clock.now(), leaseMs);
-      if (verdict !== 'park') reason = verdict === 'probe' ? 'probe' : 'released';
+      // as released once the key is no longer held (another client's or process's success, state
+      // forgotten). A shared store answers through a promise, while a release may come.
+      let verdict = ops.admit(key, config, clock.now(), leaseMs);
+      if (verdict instanceof Promise) {
+        verdict = await verdict;
+        // An abort meanwhile ends the wait; given the probe place, the retry is admitted instead,
+        // and the loop, seeing the abort, abandons it: that frees the place.
+        if (verdict !== 'probe') attempt.signal?.throwIfAborted();
+      }
+      // (Given the probe place, it goes as the probe even if released meanwhile: its end frees it.)
+      if (verdict === 'probe') reason = 'probe';
+      else if (verdict === 'go') reason ??= 'released';
     }
     // A released retry waits for its place in the release's pace, plus a short spread, so a
     // release is not a spike.

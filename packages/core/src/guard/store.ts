@@ -1,6 +1,8 @@
+import type { Health } from '../engine/outcome';
 import { invalid, own } from '../policy/normalize';
 import type { BreakerAdmission, BreakerConfig, BreakerOutcome, BreakerRecord } from './breaker';
 import type { BulkheadAcquire, BulkheadConfig } from './bulkhead';
+import type { GateVerdict, RecoveryGateConfig } from './recovery-gate';
 import type { BudgetDecision, BudgetRecord, RetryBudgetConfig } from './retry-budget';
 import type { TokenBucketConfig } from './token-bucket';
 
@@ -14,8 +16,9 @@ import type { TokenBucketConfig } from './token-bucket';
  *   between callers of one key (each operation applies the config it is given).
  * - `now` is the caller's clock in epoch milliseconds. A shared store may use its own clock instead
  *   (Redis `TIME`) so that hosts with skewed clocks agree; it must then use it for every operation.
- * - The rules are the pure functions of `breaker.ts`, `retry-budget.ts`, `token-bucket.ts` and
- *   `bulkhead.ts`; their states are plain JSON, so a store can keep them as strings.
+ * - The rules are the pure functions of `breaker.ts`, `retry-budget.ts`, `token-bucket.ts`,
+ *   `bulkhead.ts` and `recovery-gate.ts`; their states are plain JSON, so a store can keep them as
+ *   strings.
  * - Idle state should disappear by itself (expiry, sweeping): a key seen once must not stay forever.
  * - Errors reject the operation's promise; Retryline then fails the request with that error. A
  *   shared store that cannot reach its backend should rather answer from a local memory store
@@ -69,6 +72,33 @@ export interface Store {
   pacingSet(key: string, until: number, now: number): Promise<void>;
   /** When the key's quota is back, if it is still spent at `now`. */
   pacingGet(key: string, now: number): StoreAnswer<number | undefined>;
+  /**
+   * The recovery gate: a retry to `key` asks to go (`gateAdmit`); keeps the state it leaves (a
+   * `probe` verdict takes the key's one probe place until `now + leaseMs`). A key with no state
+   * answers `go` and needs none kept.
+   *
+   * Optional, with {@link Store.gateRecord} (a store has both or neither): a store without them
+   * keeps each key's gate state in the memory of the process that asks, so the processes sharing
+   * it do not share an origin's health (what stores written before the gate do). The parked
+   * retries themselves always wait in their own process.
+   */
+  gateAdmit?(key: string, config: RecoveryGateConfig, now: number, leaseMs: number): StoreAnswer<GateVerdict>;
+  /**
+   * An attempt to `key` ended (`probe`: the attempt the key's probe place was given to; `probeWait`:
+   * how long a failed probe puts off the next): applies `gateRecord` and keeps the state. A
+   * success deletes the key's state (a fresh one says the same), answering whether the key was
+   * held; on a key with no state it is a no-op answering `recovered: false`. `failures` is the
+   * key's failed attempts in a row once the outcome is counted (0 after a success): the
+   * `retry-parked` event reports it.
+   */
+  gateRecord?(
+    key: string,
+    config: RecoveryGateConfig,
+    health: Health,
+    probe: boolean,
+    probeWait: number,
+    now: number,
+  ): StoreAnswer<{ readonly recovered: boolean; readonly failures: number }>;
   /**
    * How often (ms) a queued bulkhead waiter asks again. A store that holders in other processes
    * share sets it, since their releases wake nobody here; the memory store has none.

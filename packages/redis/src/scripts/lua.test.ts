@@ -3,6 +3,7 @@ import { BREAKER_ADMIT, BREAKER_RECORD } from './breaker';
 import { BULKHEAD_ACQUIRE, BULKHEAD_RELEASE, BULKHEAD_RENEW } from './bulkhead';
 import type { Script } from './lua';
 import { PACING_GET, PACING_SET } from './pacing';
+import { GATE_ADMIT, GATE_RECORD } from './recovery-gate';
 import { BUDGET } from './retry-budget';
 import { LIMITER_TAKE } from './token-bucket';
 
@@ -16,6 +17,8 @@ const SCRIPTS: readonly Script[] = [
   BULKHEAD_RENEW,
   PACING_SET,
   PACING_GET,
+  GATE_ADMIT,
+  GATE_RECORD,
 ];
 
 describe('the scripts', () => {
