@@ -66,6 +66,7 @@ import { seededRandom } from '@retryline/core';
 import {
   BUCKET_MS,
   defaultGuardsPolicy,
+  eachPolicy,
   ratio,
   resolveStormFields,
   SHARED_FIELD_RULES,
@@ -344,20 +345,12 @@ export async function simulateClosedStorm(config: ClosedStormConfig = {}): Promi
     p99Ms: percentile(latencies, 0.99),
     amplificationBound: ratio(windowRequests + caught, windowRequests),
     p99BoundMs: percentile(least, 0.99),
-    recoveredAfterMs: storm.recoveredAfterMs(),
-    served: server.served(),
-    wasted: server.wasted(),
-    peakQueue: server.peakQueue(),
-    timeline: storm.timeline,
+    ...storm.measures(),
   };
 }
 
 /** Runs several policies through the same closed-loop scenario and seed, one after another. */
-export async function simulateClosedStorms(
+export const simulateClosedStorms = (
   config: Partial<ClosedStormScenario> & { readonly policies: readonly StormPolicy[] },
-): Promise<ClosedStormReport[]> {
-  const { policies, ...scenario } = config;
-  const reports: ClosedStormReport[] = [];
-  for (const policy of policies) reports.push(await simulateClosedStorm({ ...scenario, policy }));
-  return reports;
-}
+): Promise<ClosedStormReport[]> =>
+  eachPolicy<ClosedStormScenario, ClosedStormReport>(simulateClosedStorm, config);

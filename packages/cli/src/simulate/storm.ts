@@ -455,6 +455,8 @@ export interface StormRun {
    * `null` before, and when the backlog had not cleared by then.
    */
   recoveredAfterMs(): number | null;
+  /** What the server side measured, for a report: recovery, served and wasted work, queue, timeline. */
+  measures(): StormServerMeasures;
   /**
    * Runs the arrival window, then goes on (at most `settleMs`) while `open()` says requests are
    * still running.
@@ -532,6 +534,13 @@ export function startStormRun(
     timeline: buckets,
     send,
     recoveredAfterMs: () => recoveredAfterMs,
+    measures: () => ({
+      recoveredAfterMs,
+      served: server.served(),
+      wasted: server.wasted(),
+      peakQueue: server.peakQueue(),
+      timeline: buckets,
+    }),
     async run(open) {
       await clock.run(durationMs);
       const settleBy = durationMs + scenario.settleMs;
@@ -628,26 +637,31 @@ export async function simulateStorm(config: StormConfig = {}): Promise<StormRepo
     unfinished: open,
     successRate: ratio(succeeded, logicalRequests),
     failures,
-    recoveredAfterMs: storm.recoveredAfterMs(),
-    served: server.served(),
-    wasted: server.wasted(),
-    peakQueue: server.peakQueue(),
-    timeline: storm.timeline,
+    ...storm.measures(),
   };
+}
+
+/**
+ * Runs several policies through the same scenario and seed, one after another, with `simulate`
+ * (the open loop's or the closed loop's).
+ */
+export async function eachPolicy<S, R>(
+  simulate: (config: Partial<S> & { readonly policy: StormPolicy }) => Promise<R>,
+  config: Partial<S> & { readonly policies: readonly StormPolicy[] },
+): Promise<R[]> {
+  const { policies, ...scenario } = config;
+  const reports: R[] = [];
+  for (const policy of policies) reports.push(await simulate({ ...(scenario as Partial<S>), policy }));
+  return reports;
 }
 
 /**
  * Runs several policies through the same scenario and seed, one after another (what
  * `retryline simulate storm` compares).
  */
-export async function simulateStorms(
+export const simulateStorms = (
   config: Partial<StormScenario> & { readonly policies: readonly StormPolicy[] },
-): Promise<StormReport[]> {
-  const { policies, ...scenario } = config;
-  const reports: StormReport[] = [];
-  for (const policy of policies) reports.push(await simulateStorm({ ...scenario, policy }));
-  return reports;
-}
+): Promise<StormReport[]> => eachPolicy<StormScenario, StormReport>(simulateStorm, config);
 
 /** `part / whole`, 0 when `whole` is 0. */
 export const ratio = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
