@@ -89,6 +89,8 @@ export interface GuardSession {
   record?(health: Health): Promise<void> | undefined;
   /** The admitted attempt ended with no outcome to count (an abort): frees what it holds. */
   abandon?(): Promise<void> | undefined;
+  /** The attempt this guard admitted is not sent after all (a later guard refused it, or admission failed). */
+  unsent?(): Promise<void> | undefined;
   /** Frees the attempt's place (a bulkhead's). */
   release?(): Promise<void> | undefined;
   /** Before a retry is scheduled: `undefined` to allow it, or a refusal. */

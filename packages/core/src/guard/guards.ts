@@ -219,6 +219,11 @@ export interface GuardHooks {
   takeWaits(): readonly { readonly guard: GuardWaitReason; readonly ms: number }[] | undefined;
 }
 
+/** Lets a guard's bookkeeping finish on its own: its failure matters to nobody now. */
+function forget(pending: Promise<unknown> | undefined): void {
+  pending?.catch(() => {});
+}
+
 /** Runs `each` over `sessions`, and waits for what it started: `undefined` when nothing was. */
 function all(
   sessions: readonly GuardSession[],
@@ -232,6 +237,41 @@ function all(
     pending.push(started);
   }
   return pending && Promise.all(pending).then(() => undefined);
+}
+
+/**
+ * Each guard from `from` on, in order; at once while every one answers at once. A refusal goes
+ * through `refuse`; an admission that throws first tells the guards the attempt is not sent.
+ */
+function admitFrom(
+  sessions: readonly GuardSession[],
+  refuse: (refusal: Refusal) => Refusal | Promise<Refusal>,
+  unsent: () => Promise<void> | undefined,
+  from: number,
+  attempt: LoopAttempt,
+  deadlineAt: number,
+): Refusal | undefined | Promise<Refusal | undefined> {
+  for (let i = from; i < sessions.length; i++) {
+    let answer: ReturnType<NonNullable<GuardSession['admit']>>;
+    try {
+      answer = sessions[i]?.admit?.(attempt, deadlineAt);
+    } catch (error) {
+      forget(unsent());
+      throw error;
+    }
+    if (answer instanceof Promise) {
+      return answer.then(
+        (refused) =>
+          refused ? refuse(refused) : admitFrom(sessions, refuse, unsent, i + 1, attempt, deadlineAt),
+        (error: unknown) => {
+          forget(unsent());
+          throw error;
+        },
+      );
+    }
+    if (answer) return refuse(answer);
+  }
+  return undefined;
 }
 
 /** The hooks that run a request's guards in the attempt loop. */
@@ -259,33 +299,21 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
 
   const release = () => all(sessions, (session) => session.release?.());
 
+  /** The attempt is not sent: what the guards that admitted it hold for a sent attempt goes. */
+  const unsent = () => all(sessions, (session) => session.unsent?.());
+
   /** A guard's refusal stops the attempt: the places earlier guards gave it are freed first. */
   const refuse = (refusal: Refusal) => {
+    forget(unsent());
     const released = release();
     return released ? released.then(() => refusal) : refusal;
   };
-
-  /** Each guard from `from` on, in order; at once while every one answers at once. */
-  function admitFrom(
-    from: number,
-    attempt: LoopAttempt,
-    deadlineAt: number,
-  ): Refusal | undefined | Promise<Refusal | undefined> {
-    for (let i = from; i < sessions.length; i++) {
-      const answer = sessions[i]?.admit?.(attempt, deadlineAt);
-      if (answer instanceof Promise) {
-        return answer.then((refused) => (refused ? refuse(refused) : admitFrom(i + 1, attempt, deadlineAt)));
-      }
-      if (answer) return refuse(answer);
-    }
-    return undefined;
-  }
 
   return {
     // In order: pacing and limiter, bulkhead, then breaker. Nothing is sent without a pass.
     // With a store that answers at once (the memory store), admission takes no turn of the event
     // loop unless a guard waits: the happy path's most frequent cost.
-    admit: (attempt) => admitFrom(0, attempt, clock.now() + attempt.remaining),
+    admit: (attempt) => admitFrom(sessions, refuse, unsent, 0, attempt, clock.now() + attempt.remaining),
     release,
     record: (health) => all(sessions, (session) => session.record?.(health)),
     abandon: () => all(sessions, (session) => session.abandon?.()),

@@ -22,7 +22,7 @@
 
 import type { LoopAttempt, Refusal } from '../engine/attempt-loop';
 import type { Health } from '../engine/outcome';
-import { DeadlineExceededError, RetriesExhaustedError } from '../errors';
+import { DeadlineExceededError, isRetrylineError, RetriesExhaustedError } from '../errors';
 import { finiteNumber, own } from '../policy/normalize';
 import {
   type Binding,
@@ -264,9 +264,12 @@ function localOf(store: GuardStore): Local {
   return local;
 }
 
-/** A gate's state untouched for a minute, with nothing held, is forgotten. */
+/**
+ * A gate's state untouched for a minute, with no probe in flight, is forgotten, held or not (as a
+ * shared store's key expires): parked retries keep their key's state in use while they wait.
+ */
 const idle = (slot: Slot<GateState, RecoveryGateConfig>, now: number) =>
-  !slot.state.holding && now - slot.last >= IDLE_MS;
+  now - slot.last >= IDLE_MS && slot.state.probeUntil <= now;
 
 /** The gate's operations on a store, as its sessions ask them. */
 interface GateOps {
@@ -329,6 +332,8 @@ function memoryGate(memory: Memory): GateOps {
         table.delete(key);
         return slot.state.holding;
       }
+      // An outcome that counts nothing, to a key with no state: nothing to keep (no slot for a 404).
+      if (health === 'ignored' && !probe && !table.has(key)) return false;
       return step(memory, table, key, config, now, gateInit, (state) =>
         gateRecord(state, config, health, probe, probeWait, now),
       ).recovered;
@@ -470,8 +475,15 @@ function bindGate(
     kind: 'gate',
     keyOf,
     quiet: ops.quiet,
-    session: (context) => gateSession(context, config, ops, queues, release),
+    session: (context) => gateSession(context, config, ops, { queues, release, done }),
   };
+
+  /** A key's release is over (nothing parked on it): what paced it goes too. */
+  function done(key: string): void {
+    credit.delete(key);
+    nextRelease.delete(key);
+    wave.delete(key);
+  }
 
   /** A success to `key`: earns releasePerSuccess of a release; the oldest parked retries go, each after a spread. */
   function release(key: string, now: number): void {
@@ -489,14 +501,13 @@ function bindGate(
       slot += config.releaseGapMs;
       earned -= 1;
     }
+    // The next in line is now the oldest: it starts asking for the probe place, so it is not left
+    // asleep if the retries just released bring no success.
+    waiting?.[0]?.nudge();
     if (waiting?.length) {
       credit.set(key, earned);
       nextRelease.set(key, slot);
-    } else {
-      credit.delete(key);
-      nextRelease.delete(key);
-      wave.delete(key);
-    }
+    } else done(key);
   }
 }
 
@@ -507,18 +518,34 @@ interface ParkContext {
   readonly ops: GateOps;
   readonly queues: Map<string, Parked[]>;
   readonly leaseMs: number;
+  /** The key has no parked retry left: its release under way, if any, is over. */
+  readonly done: (key: string) => void;
+  /** Releases the oldest parked retries of a key as a success does, at the release's pace. */
+  readonly release: (key: string, now: number) => void;
 }
 
 function gateSession(
   session: SessionContext,
   config: RecoveryGateConfig,
   ops: GateOps,
-  queues: Map<string, Parked[]>,
-  release: (key: string, now: number) => void,
+  local: {
+    readonly queues: Map<string, Parked[]>;
+    readonly release: (key: string, now: number) => void;
+    readonly done: (key: string) => void;
+  },
 ) {
+  const { queues, release } = local;
   const { key, policy } = session;
   const { clock } = policy;
-  const park: ParkContext = { session, config, ops, queues, leaseMs: policy.timeout ?? PROBE_LEASE_MS };
+  const park: ParkContext = {
+    session,
+    config,
+    ops,
+    queues,
+    leaseMs: policy.timeout ?? PROBE_LEASE_MS,
+    done: local.done,
+    release,
+  };
   // Whether the attempt this session admitted holds the key's probe place.
   let probing = false;
   /** What the gate said: a parked retry waits, then goes or is refused. */
@@ -553,6 +580,10 @@ function gateSession(
       released(recovered, health);
       return undefined;
     },
+    // A later guard refused the attempt, or admission failed: not sent, so the probe place goes.
+    unsent(): Promise<void> | undefined {
+      return this.abandon();
+    },
     abandon(): Promise<void> | undefined {
       const probe = probing;
       probing = false;
@@ -574,11 +605,11 @@ async function parkRetry(
   attempt: LoopAttempt,
   deadlineAt: number,
 ): Promise<ReleaseReason> {
-  const { session, config, ops, queues, leaseMs } = park;
+  const { session, config, ops, queues } = park;
   const { key, policy, emit } = session;
   const { clock } = policy;
   const since = clock.now();
-  attempt.signal?.throwIfAborted();
+  if (endedByDeadline(attempt)) return 'deadline';
   const waiting = queues.get(key) ?? [];
   queues.set(key, waiting);
   emit({ type: 'retry-parked', attempt: attempt.attempt, key, failures: ops.failures(key) });
@@ -604,47 +635,92 @@ async function parkRetry(
     while (reason === undefined) {
       const now = clock.now();
       if (now >= untilAt) {
-        reason = untilAt === deadlineAt ? 'deadline' : 'max-wait';
+        reason = await lastWord(park, now, untilAt === deadlineAt);
         break;
       }
       const head = waiting[0] === parked;
       const step = head ? Math.min(config.probeMs * (0.5 + policy.random()), untilAt - now) : untilAt - now;
       nudge = new AbortController();
       await clock.sleep(step, nudge.signal).catch(() => {});
-      attempt.signal?.throwIfAborted();
+      if (endedByDeadline(attempt)) reason = 'deadline';
       if (reason !== undefined || !head || waiting[0] !== parked || clock.now() >= untilAt) continue;
-      // The oldest asks for the probe place: it goes as the probe when no probe is in flight, or
-      // as released once the key is no longer held (another client's or process's success, state
-      // forgotten). A shared store answers through a promise, while a release may come.
-      let verdict = ops.admit(key, config, clock.now(), leaseMs);
-      if (verdict instanceof Promise) {
-        verdict = await verdict;
-        // An abort meanwhile ends the wait; given the probe place, the retry is admitted instead,
-        // and the loop, seeing the abort, abandons it: that frees the place.
-        if (verdict !== 'probe') attempt.signal?.throwIfAborted();
-      }
       // (Given the probe place, it goes as the probe even if released meanwhile: its end frees it.)
-      if (verdict === 'probe') reason = 'probe';
-      else if (verdict === 'go') reason ??= 'released';
+      const asked = await askAsOldest(park, attempt);
+      if (asked) reason = asked;
     }
     // A released retry waits for its place in the release's pace, plus a short spread, so a
     // release is not a spike.
     if (reason === 'released') {
-      const wait = paced + policy.random() * config.spreadMs;
-      if (wait > 0) await clock.sleep(wait, attempt.signal);
+      const wait = Math.min(paced + policy.random() * config.spreadMs, untilAt - clock.now());
+      if (wait > 0) await clock.sleep(wait, attempt.signal).catch(rethrowUnlessDeadline(attempt));
+      if (endedByDeadline(attempt)) reason = 'deadline';
     }
   } finally {
     attempt.signal?.removeEventListener('abort', onAbort);
-    const at = waiting.indexOf(parked);
-    if (at >= 0) waiting.splice(at, 1);
-    // The next in line becomes the oldest: it starts asking for the probe place.
-    if (at === 0) waiting[0]?.nudge();
-    if (waiting.length === 0 && queues.get(key) === waiting) queues.delete(key);
+    leave(park, waiting, parked);
     session.waited(attempt.attempt, 'parked', since, true);
   }
   emit({ type: 'retry-released', attempt: attempt.attempt, key, reason, waited: clock.now() - since });
   return reason;
 }
+
+/**
+ * The oldest parked retry asks for the probe place: it goes as the probe when no probe is in flight;
+ * once the key is no longer held (another client's or process's success, state forgotten), the
+ * release starts, waking it at the release's pace. A shared store answers through a promise: an
+ * abort meanwhile ends the wait, unless the probe place was given (the loop, seeing the abort,
+ * abandons the attempt, which frees it).
+ */
+async function askAsOldest(park: ParkContext, attempt: LoopAttempt): Promise<ReleaseReason | undefined> {
+  const { ops, config, leaseMs, session } = park;
+  const { key, policy } = session;
+  let verdict = ops.admit(key, config, policy.clock.now(), leaseMs);
+  if (verdict instanceof Promise) {
+    verdict = await verdict;
+    if (verdict !== 'probe' && endedByDeadline(attempt)) return 'deadline';
+  }
+  if (verdict === 'probe') return 'probe';
+  if (verdict === 'go') park.release(key, policy.clock.now());
+  return undefined;
+}
+
+/** Time is up: unless the key is clear by now (one last question), the gate gives up on it. */
+async function lastWord(park: ParkContext, now: number, atDeadline: boolean): Promise<ReleaseReason> {
+  if (atDeadline) return 'deadline';
+  const { ops, config, leaseMs, session } = park;
+  const last = await ops.admit(session.key, config, now, leaseMs);
+  return last === 'probe' ? 'probe' : last === 'go' ? 'released' : 'max-wait';
+}
+
+/** A parked retry leaves its queue; the next becomes the oldest, and an empty queue ends the release. */
+function leave(park: ParkContext, waiting: Parked[], parked: Parked): void {
+  const { queues, session } = park;
+  const at = waiting.indexOf(parked);
+  if (at >= 0) waiting.splice(at, 1);
+  // The next in line becomes the oldest: it starts asking for the probe place.
+  if (at === 0) waiting[0]?.nudge();
+  if (waiting.length === 0 && queues.get(session.key) === waiting) {
+    queues.delete(session.key);
+    park.done(session.key);
+  }
+}
+
+/**
+ * Whether the request's signal ended the wait: the caller's abort rethrows it at once; the
+ * deadline's ends the wait as the deadline does (the last response is handed back, not an error
+ * about an attempt that was never sent).
+ */
+function endedByDeadline(attempt: LoopAttempt): boolean {
+  const signal = attempt.signal;
+  if (!signal?.aborted) return false;
+  if (isRetrylineError(signal.reason, 'DeadlineExceededError')) return true;
+  throw signal.reason;
+}
+
+/** For a sleep the request's signal may end: the deadline's end is no error here (see {@link endedByDeadline}). */
+const rethrowUnlessDeadline = (attempt: LoopAttempt) => (error: unknown) => {
+  if (!endedByDeadline(attempt)) throw error;
+};
 
 /** What a parked retry whose time ran out stops with: the deadline's error, or the gate's. */
 function refusalFor(park: ParkContext, attempt: LoopAttempt, reason: ReleaseReason): Refusal | undefined {
