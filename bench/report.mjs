@@ -741,7 +741,14 @@ function stormRealSection(result) {
     `The closed-loop storm above, on a real server: a child process on 127.0.0.1 with a FIFO queue in front of ${number(s.workers)} workers holding a request ${ms(s.serviceMs, 0)} each (${number(s.capacityPerSecond)} req/s), stalled for ${number(s.stallMs / 1000)} s at t = ${number(s.stallAt / 1000)} s, and ${number(s.clients)} closed-loop clients (think time Exp(${ms(s.thinkMs, 0)}), seed ${s.seed}) in this process for ${number(s.durationMs / 1000)} s, one run per policy, each through the library's real code with a ${ms(s.timeoutMs, 0)} per-attempt timeout. The measures are the simulator's; real time adds noise (timers, two processes on ${number(result.machine.cores)} cores): steady load is the share of capacity the clients actually offered, and a client that needs more CPU per request offers less.`,
     '',
     table(
-      ['policy', 'steady load', ...CLOSED_MEASURES.map((m) => m.title), 'wasted work', 'CPU µs / attempt'],
+      [
+        'policy',
+        'steady load',
+        ...CLOSED_MEASURES.map((m) => m.title),
+        'peak bucket at (retries in it)',
+        'wasted work',
+        'CPU µs / attempt',
+      ],
       result.policies.map((policy) => {
         const mine = policy.policy.startsWith('@retryline');
         return [
@@ -750,14 +757,15 @@ function stormRealSection(result) {
           ...CLOSED_MEASURES.map(
             (m) => `${m.show(policy[m.key])}${mine ? ` ${verdict(m.ok(policy[m.key]))}` : ''}`,
           ),
+          `${number(policy.peakAtMs / 1000, 1)} s (${number(policy.peakRetries)} of ${number(policy.peakPerBucket)})`,
           number(policy.wasted),
           number(policy.clientCpuUsPerAttempt),
         ];
       }),
-      ['left', 'right', ...CLOSED_MEASURES.map(() => 'right'), 'right', 'right'],
+      ['left', 'right', ...CLOSED_MEASURES.map(() => 'right'), 'right', 'right', 'right'],
     ),
     '',
-    `- Targets for Retryline's defaults through each adapter: ${CLOSED_MEASURES.map((m) => `${m.title} ${m.target()}`).join(', ')}. Peak arrivals is the noisiest measure: the largest of about a hundred 100 ms buckets against their mean, which puts even the runs without retries at 1.2–1.5×.`,
+    `- Targets for Retryline's defaults through each adapter: ${CLOSED_MEASURES.map((m) => `${m.title} ${m.target()}`).join(', ')}. Peak arrivals is the noisiest measure: the largest of about a hundred 100 ms buckets against their mean, which puts even the runs without retries at 1.2–1.5×; the peak bucket's time and how many of its attempts were retries say whether retries made it (the stall ends at ${number((s.stallAt + s.stallMs) / 1000)} s).`,
   ];
   return lines;
 }
