@@ -70,12 +70,14 @@ import {
   ratio,
   resolveStormFields,
   SHARED_FIELD_RULES,
+  STORM_DEFAULTS,
   STORM_REQUEST_HEADER,
   STORM_URL,
   type StormBucket,
   type StormFieldRule,
   type StormPolicy,
   type StormRunScenario,
+  type StormScenario,
   type StormServerMeasures,
   startStormRun,
 } from './storm';
@@ -149,19 +151,20 @@ export interface ClosedStormReport extends StormServerMeasures {
   /** (Measure 5, recovery after the stall, and the wasted work are the server's: see {@link StormServerMeasures}.) */
 }
 
+/** A scenario's fields but the open loop's arrival rate. */
+function withoutRate({ ratePerSecond: _rate, ...rest }: StormScenario): StormRunScenario {
+  return rest;
+}
+
 /** 400 clients at 60 % of a 1,600 req/s server, stalled for 2 s at t = 5 s (the module comment says why). */
 export const CLOSED_STORM_DEFAULTS: ClosedStormScenario = {
+  // The open loop's timeout, stall, run length, seed, queue and settle time; only the server's size
+  // and the arrivals differ.
+  ...withoutRate(STORM_DEFAULTS),
   clients: 400,
   thinkMs: 412,
   workers: 8,
   serviceMs: 5,
-  timeoutMs: 1_000,
-  stallAt: 5_000,
-  stallMs: 2_000,
-  durationMs: 15_000,
-  seed: 1,
-  queueLimit: Number.POSITIVE_INFINITY,
-  settleMs: 60_000,
 };
 
 /** How long from the stall's start first attempts count towards the window's amplification. */

@@ -279,15 +279,8 @@ interface GateOps {
    */
   quiet(): boolean;
   admit(key: string, config: RecoveryGateConfig, now: number, leaseMs: number): StoreAnswer<GateVerdict>;
-  /** Counts an attempt's end; answers whether the key recovered (a success freed it). */
-  record(
-    key: string,
-    config: RecoveryGateConfig,
-    health: Health,
-    probe: boolean,
-    probeWait: number,
-    now: number,
-  ): StoreAnswer<boolean>;
+  /** Counts an attempt's end (as `Store.gateRecord`); answers whether the key recovered (a success freed it). */
+  record(...args: Parameters<SharedGate['gateRecord']>): StoreAnswer<boolean>;
   /** The key's failures in a row, for the `retry-parked` event. */
   failures(key: string): number;
 }
