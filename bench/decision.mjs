@@ -23,10 +23,11 @@ import {
   decide,
   initialState,
   isRetryableByDefault,
+  normalizePolicy,
   quotaSpentUntil,
   resolveHttpOptions,
 } from '../packages/core/dist/adapter.js';
-import { computeDelay, normalizePolicy, parseRetryHint, seededRandom } from '../packages/core/dist/index.js';
+import { computeDelay, parseRetryHint, seededRandom } from '../packages/core/dist/index.js';
 import { writeResult } from './lib/results.mjs';
 
 const loadBefore = loadavg();

@@ -28,15 +28,32 @@ describe('memory store housekeeping', () => {
       bulkheads: 0,
       pacing: 10_000,
       gates: 0,
+      throttles: 0,
     });
     // A minute later, the next sweep (every 1,000 operations) drops them all, but the open breaker.
     const later = T + 61_000;
     for (let i = 0; i < 1000; i++) await store.limiterTake('https://busy.example', bucket, 0, later);
-    expect(store.size()).toEqual({ breakers: 1, budgets: 0, limiters: 1, bulkheads: 0, pacing: 0, gates: 0 });
+    expect(store.size()).toEqual({
+      breakers: 1,
+      budgets: 0,
+      limiters: 1,
+      bulkheads: 0,
+      pacing: 0,
+      gates: 0,
+      throttles: 0,
+    });
     // Its openMs and a minute after it last changed, the open breaker goes too, as a Redis key expires.
     const muchLater = T + 3_600_000 + 61_000;
     for (let i = 0; i < 1000; i++) await store.limiterTake('https://busy.example', bucket, 0, muchLater);
-    expect(store.size()).toEqual({ breakers: 0, budgets: 0, limiters: 1, bulkheads: 0, pacing: 0, gates: 0 });
+    expect(store.size()).toEqual({
+      breakers: 0,
+      budgets: 0,
+      limiters: 1,
+      bulkheads: 0,
+      pacing: 0,
+      gates: 0,
+      throttles: 0,
+    });
   });
 
   it('keeps a bucket that is still refilling, and a budget whose window is longer than a minute', async () => {

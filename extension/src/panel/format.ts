@@ -114,6 +114,7 @@ const OUTCOME_LABELS: Readonly<Record<RowOutcome, string>> = {
   'rate-limited': 'rate limited',
   'quota-spent': 'quota spent (pacing)',
   'bulkhead-rejected': 'bulkhead full',
+  throttled: 'throttled (client-side)',
   'retry-after-too-long': 'Retry-After too long',
   'origin-failing': 'origin still failing (parked)',
   pending: 'pending',
@@ -139,6 +140,8 @@ export function refusalLabel(row: RequestRow): string | undefined {
       return 'pacing';
     case 'bulkhead-rejected':
       return 'bulkhead';
+    case 'throttled':
+      return 'throttle';
     case 'retry-after-too-long':
       return 'Retry-After too long';
     case 'origin-failing':

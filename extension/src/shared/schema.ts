@@ -97,6 +97,7 @@ const requestOutcome = oneOf<RequestEndEvent['outcome']>({
   'rate-limited': true,
   'quota-spent': true,
   'bulkhead-rejected': true,
+  throttled: true,
   'retry-after-too-long': true,
   'origin-failing': true,
 });

@@ -593,6 +593,7 @@ const AXIOS_CODES: Readonly<Record<string, string>> = {
   CircuitOpenError: 'ERR_CIRCUIT_OPEN',
   RateLimitedError: 'ERR_RATE_LIMITED',
   BulkheadRejectedError: 'ERR_BULKHEAD_FULL',
+  ThrottledError: 'ERR_THROTTLED',
   RetryBudgetExhaustedError: 'ERR_RETRY_BUDGET',
   DeadlineExceededError: 'ERR_DEADLINE',
   BodyNotReplayableError: 'ERR_BODY_NOT_REPLAYABLE',

@@ -4,13 +4,14 @@
  * Options, defaults, helpers and the per-request `'axios-retry'` key keep axios-retry's documented
  * meaning; the waiting, abort handling, server hints and events are Retryline's.
  */
-import { InvalidOptionsError, isRetrylineError, normalizePolicy, parseRetryHint } from '@retryline/core';
+import { InvalidOptionsError, isRetrylineError, parseRetryHint } from '@retryline/core';
 import {
   type HeadersLike,
   headerValue,
   invalid,
   MAX_DELAY_LIMIT,
   mergeOptions,
+  normalizePolicy,
   requestRetryOptions,
   systemClock,
   systemRandom,

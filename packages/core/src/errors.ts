@@ -110,6 +110,21 @@ export class BulkheadRejectedError extends RetrylineError {
 }
 
 /**
+ * The adaptive throttle refused the attempt before it was sent: the server has lately rejected
+ * more than it accepted, and the client sheds part of its own load (see `adaptiveThrottle()`).
+ */
+export class ThrottledError extends RetrylineError {
+  override name = 'ThrottledError';
+  /** The probability with which the throttle was refusing attempts to this key, 0 to 1. */
+  readonly rejection: number;
+
+  constructor(message: string, details: RetrylineErrorDetails & { rejection: number }) {
+    super(message, details);
+    this.rejection = details.rejection;
+  }
+}
+
+/**
  * The server asked for a wait longer than `maxRetryAfter` or than the remaining deadline;
  * `retryAt` is when it asked us to come back.
  */
@@ -154,6 +169,7 @@ export type RetrylineErrorName =
   | 'RetryBudgetExhaustedError'
   | 'RateLimitedError'
   | 'BulkheadRejectedError'
+  | 'ThrottledError'
   | 'RetryAfterTooLongError'
   | 'BodyNotReplayableError'
   | 'InvalidOptionsError';
@@ -167,6 +183,7 @@ interface ErrorsByName {
   RetryBudgetExhaustedError: RetryBudgetExhaustedError;
   RateLimitedError: RateLimitedError;
   BulkheadRejectedError: BulkheadRejectedError;
+  ThrottledError: ThrottledError;
   RetryAfterTooLongError: RetryAfterTooLongError;
   BodyNotReplayableError: BodyNotReplayableError;
   InvalidOptionsError: InvalidOptionsError;

@@ -1,4 +1,5 @@
-import type { BackoffStrategy, PolicyOptions, ResolvedPolicy, Schedule } from '@retryline/core';
+import type { BackoffStrategy, PolicyOptions, Schedule } from '@retryline/core';
+import type { ResolvedPolicy } from '@retryline/core/adapter';
 import { DEFAULTS } from '@retryline/core/adapter';
 import { formatDuration, formatMinutes } from '../format-duration';
 import { type Cell, formatTable } from '../format-table';

@@ -3,12 +3,17 @@ import {
   backoffSchedule,
   isRetrylineError,
   type JitterType,
-  normalizePolicy,
   type PolicyOptions,
   type Random,
   seededRandom,
 } from '@retryline/core';
-import { type BackoffConfig, DEFAULTS, type JitterConfig, type OnMaxDelay } from '@retryline/core/adapter';
+import {
+  type BackoffConfig,
+  DEFAULTS,
+  type JitterConfig,
+  normalizePolicy,
+  type OnMaxDelay,
+} from '@retryline/core/adapter';
 import { formatDuration } from '../format-duration';
 import { parseDuration } from '../parse-duration';
 import { type FlagValues, parseFlags } from '../parse-flags';

@@ -1,4 +1,5 @@
-import { computeDelay, normalizePolicy, seededRandom } from '@retryline/core';
+import { computeDelay, seededRandom } from '@retryline/core';
+import { normalizePolicy } from '@retryline/core/adapter';
 import { describe, expect, it } from 'vitest';
 import {
   HERD_DEFAULTS,

@@ -31,7 +31,8 @@
  * on {@link simClock}'s heap; the server's and clients' steps are scheduled callbacks, so no promise
  * is made per event.
  */
-import { computeDelay, normalizePolicy, type PolicyOptions, seededRandom } from '@retryline/core';
+import { computeDelay, type PolicyOptions, seededRandom } from '@retryline/core';
+import { normalizePolicy } from '@retryline/core/adapter';
 import { simClock } from './sim-clock';
 
 /** The backoff strategies the herd compares: Brooker's four, and retrying at once. */

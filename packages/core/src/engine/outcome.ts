@@ -16,6 +16,7 @@ const ENDINGS = {
   'rate-limited': { stoppedBy: 'limiter', handsBack: true },
   'quota-spent': { stoppedBy: 'pacing', handsBack: true },
   'bulkhead-rejected': { stoppedBy: 'bulkhead', handsBack: true },
+  throttled: { stoppedBy: 'throttle', handsBack: true },
   'retry-after-too-long': { stoppedBy: 'retry-after-too-long', handsBack: true },
   'origin-failing': { stoppedBy: 'gate', handsBack: true },
 } as const satisfies Record<string, { readonly stoppedBy: string | undefined; readonly handsBack: boolean }>;
@@ -28,7 +29,7 @@ export type RequestOutcome = keyof Endings;
 /**
  * Why retrying stopped, for a request whose last attempt failed: its retries ran out, the failure
  * was not one to retry, a guard refused (the retry budget, the breaker, the limiter, pacing, the
- * bulkhead), the deadline left no room, the server asked for a wait longer than allowed, or the
+ * bulkhead, the adaptive throttle), the deadline left no room, the server asked for a wait longer than allowed, or the
  * caller aborted.
  */
 export type StoppedBy = NonNullable<Endings[RequestOutcome]['stoppedBy']>;

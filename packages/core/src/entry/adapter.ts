@@ -4,6 +4,8 @@
 // adapters share, how a failure is classified, retry info kept with what a request ended with, and
 // the helpers every package validates options with.
 // An application imports `@retryline/core` (or its adapter) instead.
+
+export type { RetrylineErrorName } from '../errors';
 export {
   classifyTransportError,
   IDEMPOTENT_METHODS,
@@ -33,7 +35,8 @@ export {
   invalid,
   MAX_DELAY_LIMIT,
   mergeOptions,
+  normalizePolicy,
 } from '../policy/normalize';
-export type { BackoffConfig, JitterConfig, OnMaxDelay } from '../policy/options';
+export type { BackoffConfig, JitterConfig, OnMaxDelay, ResolvedPolicy } from '../policy/options';
 export { systemClock } from '../time/clock';
 export { systemRandom } from '../time/random';

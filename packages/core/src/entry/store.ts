@@ -49,7 +49,7 @@ export {
   normalizeBudget,
   type RetryBudgetConfig,
 } from '../guard/retry-budget';
-export type { StoreAnswer } from '../guard/store';
+export type { GuardStore, StoreAnswer } from '../guard/store';
 export {
   type BucketState,
   bucketInit,

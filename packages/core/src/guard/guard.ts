@@ -61,7 +61,7 @@ export interface GuardValueOptions {
 }
 
 /** The kinds of guard, in the order they admit an attempt. */
-export type GuardKind = 'gate' | 'pacing' | 'limiter' | 'bulkhead' | 'budget' | 'breaker';
+export type GuardKind = 'gate' | 'pacing' | 'throttle' | 'limiter' | 'bulkhead' | 'budget' | 'breaker';
 
 /** What one request's hooks need to know about it. */
 export interface SessionContext {
@@ -125,6 +125,7 @@ const BIND = Symbol.for('retryline.guard');
 const TAGS: Readonly<Record<GuardKind, string>> = {
   gate: 'RecoveryGate',
   pacing: 'Pacing',
+  throttle: 'AdaptiveThrottle',
   limiter: 'RateLimiter',
   bulkhead: 'Bulkhead',
   budget: 'RetryBudget',
@@ -158,7 +159,11 @@ export function bindGuard(name: string, kind: GuardKind, factory: string, value:
       ? (value as Record<symbol, ((binding: Binding) => BoundGuard) | undefined>)[BIND]
       : undefined;
   if (!bind)
-    throw invalid(name, `a ${factory}() value (guards are made by their factory: ${factory}({ … }))`, value);
+    throw invalid(
+      name,
+      `${/^[aeiou]/.test(factory) ? 'an' : 'a'} ${factory}() value (guards are made by their factory: ${factory}({ … }))`,
+      value,
+    );
   return bind(binding);
 }
 

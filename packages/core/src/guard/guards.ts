@@ -12,6 +12,7 @@ import type { RetrylineErrorDetails } from '../errors';
 import type { Emit } from '../events/emitter';
 import { invalid, own } from '../policy/normalize';
 import type { ResolvedPolicy } from '../policy/options';
+import type { AdaptiveThrottle } from './adaptive-throttle';
 import type { CircuitBreaker } from './breaker';
 import type { Bulkhead } from './bulkhead';
 import {
@@ -63,6 +64,17 @@ export interface GuardOptions {
    */
   gate?: false | RecoveryGate;
   /**
+   * Adaptive client-side throttling: once a key's server rejects more than it accepts, the client
+   * refuses part of its attempts itself (nothing sent), with probability
+   * `max(0, (requests − k × accepts) / (requests + 1))` (see `adaptiveThrottle()`).
+   * @default none
+   * @example
+   * ```ts
+   * retryFetch(fetch, { throttle: adaptiveThrottle({ k: 2 }) });
+   * ```
+   */
+  throttle?: AdaptiveThrottle;
+  /**
    * A client-side rate limiter (a token bucket per key): nothing is sent without a token.
    * @default none
    * @example
@@ -91,7 +103,7 @@ export interface GuardOptions {
 
 /** The guards of one client, bound: in admission order, with the budget and pacing at hand. */
 export interface ResolvedGuards {
-  /** Every guard, in admission order: gate, pacing, limiter, bulkhead, budget, breaker. */
+  /** Every guard, in admission order: gate, pacing, throttle, limiter, bulkhead, budget, breaker. */
   readonly list: readonly BoundGuard[];
   /** The retry budget, for the happy path's count. */
   readonly budget: (BoundGuard & BoundBudget) | undefined;
@@ -101,12 +113,13 @@ export interface ResolvedGuards {
   readonly pacing: BoundPacing | undefined;
 }
 
-const ORDER = ['gate', 'pacing', 'limiter', 'bulkhead', 'budget', 'breaker'] as const;
+const ORDER = ['gate', 'pacing', 'throttle', 'limiter', 'bulkhead', 'budget', 'breaker'] as const;
 
 /** The option name, guard kind and factory of each guard, in {@link ORDER}. */
 const GUARDS = {
   gate: 'recoveryGate',
   pacing: 'pacing',
+  throttle: 'adaptiveThrottle',
   limiter: 'rateLimiter',
   bulkhead: 'bulkhead',
   budget: 'retryBudget',

@@ -119,6 +119,7 @@ export interface MemoryStoreSize {
   readonly bulkheads: number;
   readonly pacing: number;
   readonly gates: number;
+  readonly throttles: number;
 }
 
 /**
@@ -215,6 +216,7 @@ export function memoryStore(): MemoryStore {
       bulkheads: count('bulkheads'),
       pacing: count('pacing'),
       gates: count('gates'),
+      throttles: count('throttles'),
     }),
   };
   Object.defineProperty(store, MEMORY, { value: memory });
