@@ -1,5 +1,12 @@
 import { isRetrylineError, retry } from '@retryline/core';
-import { bulkhead, circuitBreaker, rateLimiter, retryBudget, retryFetch } from '@retryline/fetch';
+import {
+  adaptiveThrottle,
+  bulkhead,
+  circuitBreaker,
+  rateLimiter,
+  retryBudget,
+  retryFetch,
+} from '@retryline/fetch';
 
 // Guards are values: a bundle carries only those it imports. Give one value to several clients
 // and they share it; each client's state is otherwise its own.
@@ -18,10 +25,12 @@ const api = retryFetch(fetch, {
 });
 // Another client given the same breaker shares it: one opens it for both.
 const admin = retryFetch(fetch, { breaker });
+// A batch client that sheds its own load once an origin rejects more than half of what it is sent.
+const batch = retryFetch(fetch, { throttle: adaptiveThrottle() });
 
 breaker.state('https://api.example'); // { state: 'closed', failureRate: 0, calls: 0 }
 
-export { admin, api, breaker };
+export { admin, api, batch, breaker };
 
 /** The orders, or `undefined` while the API is down or too busy. */
 export async function listOrders(baseUrl: string): Promise<Response | undefined> {
@@ -30,8 +39,11 @@ export async function listOrders(baseUrl: string): Promise<Response | undefined>
   } catch (error) {
     if (isRetrylineError(error, 'CircuitOpenError')) {
       console.warn(`the API is down; try again after ${new Date(error.retryAt).toISOString()}`);
-    } else if (isRetrylineError(error, 'BulkheadRejectedError')) {
-      console.warn('too many requests in flight: shed this one');
+    } else if (
+      isRetrylineError(error, 'BulkheadRejectedError') ||
+      isRetrylineError(error, 'ThrottledError')
+    ) {
+      console.warn('too many requests in flight, or the API is overloaded: shed this one');
     } else throw error;
     return undefined;
   }

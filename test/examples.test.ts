@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import * as axiosExample from '../examples/axios-client';
 import { health, placeOrder } from '../examples/fetch-retry';
 import * as kyExample from '../examples/ky-client';
+import { settle } from './support/settle';
 import { useFaultServer } from './support/use-fault-server';
 
 // The README's fetch example, run as written against the fault server.
@@ -65,6 +66,22 @@ describe('examples/guards.ts', () => {
     server.script('/health', [{ status: 200 }]);
     await expect(admin(`${server.url}/health`)).rejects.toMatchObject({ name: 'CircuitOpenError' });
     expect(server.requests('/health')).toHaveLength(0);
+  });
+
+  it('the batch client throttles itself: against an origin answering 503, it sends fewer than it is asked to', async () => {
+    const { batch } = await import('../examples/guards');
+    server.script('/export', [{ status: 503 }]);
+    let refused = 0;
+    for (let i = 0; i < 20; i++) {
+      const { error } = await settle(batch(`${server.url}/export`));
+      if (error) {
+        expect(error).toMatchObject({ name: 'ThrottledError' });
+        refused += 1;
+      }
+    }
+    expect(refused).toBeGreaterThan(0);
+    // Without the throttle, each of the 20 requests would be three attempts (2 retries): 60.
+    expect(server.requests('/export').length).toBeLessThan(60 - refused);
   });
 
   it('guards a database call with retry(): two resets, then the row', async () => {
