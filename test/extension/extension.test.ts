@@ -7,6 +7,8 @@ import { RETRY, recordEvents, retry } from '@retryline/core';
 import { build } from 'esbuild';
 import { type BrowserContext, chromium, type Page, type Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toRecording } from '../../extension/src/model/export';
+import { API, gateScenario } from '../../extension/src/model/fixtures';
 import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from '../support/chromium';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
 
@@ -180,6 +182,49 @@ describe('the Retryline extension in Chromium', () => {
     await Promise.all([panel.close(), viewer.close(), harViewer.close()]);
   }, 60_000);
 
+  it('shows the recovery gate in the origin’s lane of an imported recording: parked spans and each probe', async () => {
+    const panel = await openPanel('');
+    await panel.evaluate(
+      (text) => (window as never as PanelWindow).__retrylinePanel.importText(text),
+      JSON.stringify(toRecording(gateScenario(), 'gate test')),
+    );
+    await expect.poll(() => rows(panel).count(), { timeout: 10_000 }).toBe(4);
+    const lane = panel.locator(`[data-testid="lane"][data-key="${API}"]`);
+    const gate = lane.locator('[data-testid="gate-track"]');
+    expect(await gate.locator('[data-testid="parked-span"]').allTextContents()).toEqual([
+      '4 parked',
+      '1 parked',
+    ]);
+    // Each probe reads without colour: a sign, and an accessible name that says how it ended.
+    const probes = gate.getByRole('img');
+    expect(await probes.count()).toBe(2);
+    expect(await probes.allTextContents()).toEqual(['✗', '✓']);
+    expect(await probes.evaluateAll((els) => els.map((el) => el.getAttribute('aria-label')))).toEqual([
+      'probe 503: still failing',
+      'probe 200: recovered',
+    ]);
+    const recovered = gate.getByRole('img', { name: 'probe 200: recovered' });
+    expect(await recovered.getAttribute('title')).toMatch(/attempt 2 of g2/);
+    // Drawn in the lane, in the panel's stylesheet: a visible marker coloured apart from a failure.
+    const box = await recovered.boundingBox();
+    const laneBox = await gate.boundingBox();
+    expect(box?.width).toBeGreaterThan(0);
+    expect(box && laneBox && box.y >= laneBox.y && box.y + box.height <= laneBox.y + laneBox.height + 1).toBe(
+      true,
+    );
+    const colour = (role: string) =>
+      gate.getByRole('img', { name: role }).evaluate((el) => getComputedStyle(el).color);
+    const light = await colour('probe 200: recovered');
+    expect(light).not.toBe(await colour('probe 503: still failing'));
+    mkdirSync(OUTPUT, { recursive: true });
+    await lane.screenshot({ path: join(OUTPUT, 'extension-gate-lane.png') });
+    // The dark theme's colours, from its own variables.
+    await panel.emulateMedia({ colorScheme: 'dark' });
+    expect(await colour('probe 200: recovered')).not.toBe(light);
+    await lane.screenshot({ path: join(OUTPUT, 'extension-gate-lane-dark.png') });
+    await panel.close();
+  }, 30_000);
+
   it('drops what a page forges — wrong source, version, kind, schema, size — and redacts credentials', async () => {
     for (const kind of ['wrong-namespace', 'wrong-version', 'unknown-kind', 'invalid-schema', 'oversize']) {
       await page.evaluate(
@@ -318,6 +363,26 @@ describe('the standalone viewer', () => {
       await expect.poll(() => rows(tab).count(), { timeout: 10_000 }).toBe(1);
       expect(await rows(tab).locator('[data-testid="attempt-bar"]').count()).toBe(3);
       expect(await rows(tab).locator('[data-testid="wait"]').count()).toBe(2);
+      await tab.close();
+    } finally {
+      await viewer.close();
+    }
+  }, 30_000);
+
+  it('shows the recovery gate’s probes in the origin’s lane, as the extension’s panel does', async () => {
+    const viewer = await startViewer({
+      viewerDir: fileURLToPath(new URL('../../packages/cli/viewer/', import.meta.url)),
+      recording: toRecording(gateScenario(), 'gate test'),
+    });
+    try {
+      const tab = await context.newPage();
+      await tab.goto(viewer.url);
+      await expect.poll(() => rows(tab).count(), { timeout: 10_000 }).toBe(4);
+      const probes = tab.locator(`[data-testid="lane"][data-key="${API}"] [data-testid="probe"]`);
+      expect(await probes.evaluateAll((els) => els.map((el) => el.getAttribute('aria-label')))).toEqual([
+        'probe 503: still failing',
+        'probe 200: recovered',
+      ]);
       await tab.close();
     } finally {
       await viewer.close();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TimelineEntry } from '../shared/protocol';
 import { type Har, parseImport, RETRYLINE_VERSION, rowEvents, toHar, toRecording } from './export';
-import { API, crossFrameScenario, ev, FRAME_ORIGIN, ORIGIN, scenario } from './fixtures';
+import { API, crossFrameScenario, ev, FRAME_ORIGIN, gateScenario, ORIGIN, scenario } from './fixtures';
 import { foldTimeline, type Timeline } from './timeline';
 
 function imported(text: string): TimelineEntry[] {
@@ -159,6 +159,43 @@ describe('export → import round trip', () => {
     const result = parseImport(text);
     expect(result).toMatchObject({ format: 'har', skipped: 0 });
     expect(shown(foldTimeline(imported(text)))).toEqual(shown(timeline));
+  });
+
+  it('keeps the recovery gate’s lane (parked spans and probes) and parked waits through JSON and HAR', () => {
+    const timeline = foldTimeline(gateScenario());
+    expect(timeline.lanes[0]?.probes.map((probe) => probe.result)).toEqual(['failed', 'recovered']);
+    const json = JSON.stringify(toRecording(gateScenario(), 'tab 1'));
+    expect(shown(foldTimeline(imported(json)))).toEqual(shown(timeline));
+    const har = toHar(timeline);
+    expect(har.log._retry.lanes[0]?.gate?.[3]).toEqual({
+      type: 'retry-released',
+      t: 1400,
+      requestId: 'g1',
+      attempt: 2,
+      reason: 'probe',
+      waited: 280,
+    });
+    const text = JSON.stringify(har);
+    expect(parseImport(text)).toMatchObject({ format: 'har', skipped: 0 });
+    const fromHar = foldTimeline(imported(text));
+    expect(shown(fromHar)).toEqual(shown(timeline));
+    expect([fromHar.start, fromHar.end]).toEqual([timeline.start, timeline.end]);
+  });
+
+  it('takes only parks and releases from a HAR lane’s gate list', () => {
+    const har = toHar(foldTimeline(gateScenario())) as unknown as {
+      log: { _retry: { lanes: { gate: unknown[] }[] } };
+    };
+    const lane = har.log._retry.lanes[0];
+    lane?.gate.push(
+      { type: 'request-start', t: 1, requestId: 'smuggled', client: 'fetch' },
+      { type: 'retry-released', t: 2, requestId: 'bad', attempt: 2, reason: 'teleport', waited: 1 },
+      { type: 'retry-parked', t: 3, attempt: 2, failures: 3 },
+      'not a mark',
+    );
+    const fromHar = foldTimeline(imported(JSON.stringify(har)));
+    expect(fromHar.rows.map((row) => row.requestId)).toEqual(['g1', 'g2', 'g3', 'g4']);
+    expect(fromHar.lanes[0]?.gate).toHaveLength(10);
   });
 
   it('keeps partial rows through HAR: a dropped start, a running attempt, a wait no attempt followed', () => {

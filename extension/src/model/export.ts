@@ -19,6 +19,7 @@ import { version as packageVersion } from '../../package.json';
 import { frameKey } from '../shared/frame-key';
 import type { TimelineEntry, Truncation } from '../shared/protocol';
 import { validateEvent } from '../shared/schema';
+import type { GateMark } from './gate-lane';
 import type {
   AttemptRow,
   AttemptState,
@@ -216,6 +217,8 @@ export interface HarLogRetry {
       readonly to: BreakerStateName;
     }[];
     readonly budget: readonly { readonly t: number; readonly remaining: number; readonly allowed: boolean }[];
+    /** The recovery gate's parks and releases of the key's retries (absent from older exports). */
+    readonly gate?: readonly HarGateMark[];
   }[];
   /** Events of rows with no attempt (a request the breaker refused), or of waits no attempt followed. */
   readonly rows: readonly {
@@ -224,6 +227,11 @@ export interface HarLogRetry {
     readonly events: readonly RetrylineEvent[];
   }[];
 }
+
+/** A lane's gate mark in a HAR: its event's fields but the key, which is the lane's. */
+export type HarGateMark =
+  | Omit<Extract<GateMark, { type: 'retry-parked' }>, 'key'>
+  | Omit<Extract<GateMark, { type: 'retry-released' }>, 'key'>;
 
 export interface Har {
   readonly log: {
@@ -267,6 +275,7 @@ export function toHar(timeline: Timeline, version: string = RETRYLINE_VERSION): 
           source: lane.source,
           breaker: lane.breaker.map(({ t, from, to }) => ({ t, from, to })),
           budget: lane.budget.map(({ t, remaining, allowed }) => ({ t, remaining, allowed })),
+          gate: lane.gate.map(({ key: _, ...mark }) => mark),
         })),
         rows,
       },
@@ -633,8 +642,6 @@ function readHar(log: object): ImportResult {
   }
 
   const extra = own(log, '_retry');
-  const navigations: NavigationMark[] = [];
-  const laneEvents: TimelineEntry[] = [];
   if (isRecord(extra)) {
     const rows = arrayOf(own(extra, 'rows'));
     for (const raw of rows) {
@@ -654,44 +661,63 @@ function readHar(log: object): ImportResult {
         ).events.push(event);
       }
     }
-    for (const raw of arrayOf(own(extra, 'navigations'))) {
-      if (!isRecord(raw)) continue;
-      const url = text(own(raw, 'url'));
-      const t = own(raw, 't');
-      const beforeRow = own(raw, 'beforeRow');
-      if (url === undefined || !isTime(t)) continue;
-      navigations.push({
-        url: redactUrl(url),
-        t,
-        beforeRow: typeof beforeRow === 'number' ? beforeRow : 0,
-      });
-    }
-    for (const lane of arrayOf(own(extra, 'lanes'))) {
-      if (!isRecord(lane)) continue;
-      const key = own(lane, 'key');
-      const source = text(own(lane, 'source')) ?? IMPORT_ORIGIN;
-      const candidates = [
-        ...arrayOf(own(lane, 'breaker')).map((x) => ({
-          type: 'breaker-state',
-          ...pick(x, ['t', 'from', 'to']),
-        })),
-        ...arrayOf(own(lane, 'budget')).map((x) => ({
-          type: 'budget',
-          ...pick(x, ['t', 'remaining', 'allowed']),
-        })),
-      ];
-      for (const candidate of candidates) {
-        const event = readEvent({ v: 1, requestId: `lane:${String(key)}`, key, ...candidate });
-        if (event) laneEvents.push({ type: 'event', event, origin: source });
-      }
-    }
   }
   if (withRetry === 0 && groups.size === 0) {
     return invalid('This HAR has no Retryline data: none of its entries has a "_retry" field.');
   }
+  const navigations = isRecord(extra) ? readHarNavigations(extra) : [];
+  const entries = orderedEntries([...groups.values()], navigations);
+  if (isRecord(extra)) entries.push(...readHarLanes(extra));
+  return { entries, format: 'har', skipped };
+}
 
-  // Rows in their exported order, each navigation before the first row that followed it.
-  const ordered = [...groups.values()].sort((a, b) => a.order - b.order);
+/** The navigations a HAR's `_retry` keeps (their URLs redacted again). */
+function readHarNavigations(extra: object): NavigationMark[] {
+  const navigations: NavigationMark[] = [];
+  for (const raw of arrayOf(own(extra, 'navigations'))) {
+    if (!isRecord(raw)) continue;
+    const url = text(own(raw, 'url'));
+    const t = own(raw, 't');
+    const beforeRow = own(raw, 'beforeRow');
+    if (url === undefined || !isTime(t)) continue;
+    navigations.push({
+      url: redactUrl(url),
+      t,
+      beforeRow: typeof beforeRow === 'number' ? beforeRow : 0,
+    });
+  }
+  return navigations;
+}
+
+/** The lanes a HAR's `_retry` keeps, as the events they were folded from. */
+function readHarLanes(extra: object): TimelineEntry[] {
+  const laneEvents: TimelineEntry[] = [];
+  for (const lane of arrayOf(own(extra, 'lanes'))) {
+    if (!isRecord(lane)) continue;
+    const key = own(lane, 'key');
+    const source = text(own(lane, 'source')) ?? IMPORT_ORIGIN;
+    const candidates = [
+      ...arrayOf(own(lane, 'breaker')).map((x) => ({
+        type: 'breaker-state',
+        ...pick(x, ['t', 'from', 'to']),
+      })),
+      ...arrayOf(own(lane, 'budget')).map((x) => ({
+        type: 'budget',
+        ...pick(x, ['t', 'remaining', 'allowed']),
+      })),
+      ...arrayOf(own(lane, 'gate')).flatMap(gateCandidate),
+    ];
+    for (const candidate of candidates) {
+      const event = readEvent({ v: 1, requestId: `lane:${String(key)}`, key, ...candidate });
+      if (event) laneEvents.push({ type: 'event', event, origin: source });
+    }
+  }
+  return laneEvents;
+}
+
+/** Rows in their exported order, each navigation before the first row that followed it. */
+function orderedEntries(groups: Group[], navigations: NavigationMark[]): TimelineEntry[] {
+  const ordered = groups.sort((a, b) => a.order - b.order);
   navigations.sort((a, b) => a.beforeRow - b.beforeRow);
   const entries: TimelineEntry[] = [];
   let nav = 0;
@@ -711,8 +737,19 @@ function readHar(log: object): ImportResult {
     });
   }
   for (const { url, t } of navigations.slice(nav)) entries.push({ type: 'navigation', url, t });
-  entries.push(...laneEvents);
-  return { entries, format: 'har', skipped };
+  return entries;
+}
+
+/**
+ * A lane's gate mark as the event it was: a park or a release, under its own request id (whose row
+ * draws the parked wait too, as the HAR entry's guard wait does). Anything else, or a mark without
+ * its request id (which would otherwise make a row of the lane's), is not a gate mark.
+ */
+function gateCandidate(mark: unknown): object[] {
+  if (!isRecord(mark) || typeof own(mark, 'requestId') !== 'string') return [];
+  const type = own(mark, 'type');
+  if (type !== 'retry-parked' && type !== 'retry-released') return [];
+  return [pick(mark, ['type', 't', 'requestId', 'attempt', 'failures', 'reason', 'waited'])];
 }
 
 /** Rebuilds one attempt's events (and, the first time, its request's) from a HAR entry. */

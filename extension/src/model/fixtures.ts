@@ -313,3 +313,85 @@ export function ordinaryRequest(n: number, t = 1_733_220_000_000 + n * 25): Retr
     },
   ];
 }
+
+/**
+ * The recovery gate holding the API while it fails. `g1`, `g2` and `g3` each get a 503; their
+ * retries are parked (3 at once). `g1`'s goes first as the probe and gets a 503 (its next retry is
+ * parked again); `g2`'s is the next probe and gets a 200: the API recovered, and `g3`'s and `g1`'s
+ * retries are released and succeed. Later `g4`'s retry is parked alone until its `maxParkMs`, and
+ * the request stops with its 503 (a second span of the lane).
+ */
+export function gateScenario(): TimelineEntry[] {
+  const failed = (id: string, t: number, attempt: number) => [
+    ev(id, { type: 'attempt-start', t, attempt }),
+    ev(id, { type: 'attempt-end', t: t + 20, attempt, outcome: 'retry', duration: 20, status: 503 }),
+    ev(id, {
+      type: 'retry-scheduled',
+      t: t + 20,
+      attempt: attempt + 1,
+      retry: attempt,
+      delay: 100,
+      reason: 'backoff',
+      strategy: 'constant',
+      jitter: 'none',
+      raw: 100,
+      capped: 100,
+    }),
+  ];
+  const succeeded = (id: string, t: number, attempt: number) => [
+    ev(id, { type: 'attempt-start', t, attempt }),
+    ev(id, { type: 'attempt-end', t: t + 20, attempt, outcome: 'success', duration: 20, status: 200 }),
+    ev(id, {
+      type: 'request-end',
+      t: t + 20,
+      outcome: 'success',
+      attempts: attempt,
+      totalDelay: 0,
+      duration: 0,
+    }),
+  ];
+  const start = (id: string, t: number) =>
+    ev(id, { type: 'request-start', t, client: 'fetch', method: 'GET', url: `${API}/stock/${id}` });
+  const parked = (id: string, t: number, attempt: number) =>
+    ev(id, { type: 'retry-parked', t, attempt, key: API, failures: 3 });
+  const released = (
+    id: string,
+    t: number,
+    attempt: number,
+    reason: 'probe' | 'released' | 'max-wait',
+    waited: number,
+  ) => ev(id, { type: 'retry-released', t, attempt, key: API, reason, waited });
+  return [
+    start('g1', 1000),
+    start('g2', 1002),
+    start('g3', 1004),
+    ...failed('g1', 1000, 1),
+    ...failed('g2', 1002, 1),
+    ...failed('g3', 1004, 1),
+    parked('g1', 1120, 2),
+    parked('g2', 1122, 2),
+    parked('g3', 1124, 2),
+    released('g1', 1400, 2, 'probe', 280),
+    ...failed('g1', 1400, 2),
+    parked('g1', 1520, 3),
+    released('g2', 1700, 2, 'probe', 578),
+    ...succeeded('g2', 1700, 2),
+    released('g3', 1730, 2, 'released', 606),
+    ...succeeded('g3', 1730, 2),
+    released('g1', 1760, 3, 'released', 240),
+    ...succeeded('g1', 1760, 3),
+    start('g4', 3000),
+    ...failed('g4', 3000, 1),
+    parked('g4', 3120, 2),
+    released('g4', 8120, 2, 'max-wait', 5000),
+    ev('g4', {
+      type: 'request-end',
+      t: 8120,
+      outcome: 'origin-failing',
+      attempts: 1,
+      totalDelay: 5000,
+      duration: 5120,
+      status: 503,
+    }),
+  ];
+}

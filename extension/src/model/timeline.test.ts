@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { API, crossFrameScenario, ev, FRAME_ORIGIN, ORIGIN, scenario } from './fixtures';
+import { API, crossFrameScenario, ev, FRAME_ORIGIN, gateScenario, ORIGIN, scenario } from './fixtures';
+import { parkedSpans } from './gate-lane';
 import { appendTimeline, attemptClass, emptyTimeline, foldTimeline, splitUrl } from './timeline';
 
 describe('foldTimeline', () => {
@@ -114,6 +115,8 @@ describe('foldTimeline', () => {
           { key: API, t: 1150, remaining: 9, allowed: true },
           { key: API, t: 3180, remaining: 8, allowed: true },
         ],
+        gate: [],
+        probes: [],
       },
     ]);
   });
@@ -175,6 +178,97 @@ describe('foldTimeline', () => {
   it('treats an empty header map as none', () => {
     const [row] = foldTimeline([ev('x', { type: 'attempt-start', t: 5, attempt: 1, headers: {} })]).rows;
     expect(row?.attempts[0]).not.toHaveProperty('requestHeaders');
+  });
+});
+
+describe('the recovery gate in its key’s lane', () => {
+  it('keeps the parks and releases of the key’s retries, and each probe with how its attempt ended', () => {
+    const [lane, ...others] = foldTimeline(gateScenario()).lanes;
+    expect(others).toEqual([]);
+    expect(lane).toMatchObject({ key: API, source: ORIGIN, breaker: [], budget: [] });
+    expect(lane?.gate.map((mark) => [mark.type, mark.requestId, mark.attempt, mark.t])).toEqual([
+      ['retry-parked', 'g1', 2, 1120],
+      ['retry-parked', 'g2', 2, 1122],
+      ['retry-parked', 'g3', 2, 1124],
+      ['retry-released', 'g1', 2, 1400],
+      ['retry-parked', 'g1', 3, 1520],
+      ['retry-released', 'g2', 2, 1700],
+      ['retry-released', 'g3', 2, 1730],
+      ['retry-released', 'g1', 3, 1760],
+      ['retry-parked', 'g4', 2, 3120],
+      ['retry-released', 'g4', 2, 8120],
+    ]);
+    expect(parkedSpans(lane?.gate ?? [])).toEqual([
+      { from: 1120, to: 1760, retries: 4, most: 3 },
+      { from: 3120, to: 8120, retries: 1, most: 1 },
+    ]);
+    expect(lane?.probes).toEqual([
+      { requestId: 'g1', attempt: 2, t: 1400, end: 1420, result: 'failed', status: 503 },
+      { requestId: 'g2', attempt: 2, t: 1700, end: 1720, result: 'recovered', status: 200 },
+    ]);
+  });
+
+  it('still draws each parked retry as a wait in its request’s row', () => {
+    const g1 = foldTimeline(gateScenario()).rows.find((row) => row.requestId === 'g1');
+    expect(g1?.guardWaits.map((wait) => [wait.guard, wait.attempt, wait.start, wait.end])).toEqual([
+      ['parked', 2, 1120, 1400],
+      ['parked', 3, 1520, 1760],
+    ]);
+  });
+
+  it('gives a probe its result when the attempt ends in a later append, rebuilding only that lane', () => {
+    const entries = gateScenario();
+    const probeEnd = entries.findIndex(
+      (e) =>
+        e.type === 'event' &&
+        e.event.type === 'attempt-end' &&
+        e.event.requestId === 'g2' &&
+        e.event.attempt === 2,
+    );
+    const other = ev('cdn', {
+      type: 'budget',
+      t: 900,
+      key: 'https://cdn.example',
+      remaining: 5,
+      allowed: true,
+    });
+    const before = foldTimeline([other, ...entries.slice(0, probeEnd)]);
+    expect(before.lanes.map((lane) => lane.key)).toEqual([API, 'https://cdn.example']);
+    expect(before.lanes[0]?.probes.map((probe) => probe.result)).toEqual(['failed', 'pending']);
+    const after = appendTimeline(before, entries.slice(probeEnd, probeEnd + 1));
+    expect(after.lanes[0]?.probes.map((probe) => probe.result)).toEqual(['failed', 'recovered']);
+    expect(after.lanes[0]).not.toBe(before.lanes[0]);
+    expect(after.lanes[1]).toBe(before.lanes[1]);
+    // The same from a branch, whose lookups are rebuilt from the timeline it appends to.
+    const branch = appendTimeline(before, entries.slice(probeEnd, probeEnd + 1));
+    expect(branch.lanes[0]?.probes.map((probe) => probe.result)).toEqual(['failed', 'recovered']);
+  });
+
+  it('gives the same lane one entry at a time, and after a branch, as folding everything at once', () => {
+    const entries = gateScenario();
+    const whole = foldTimeline(entries);
+    let timeline = emptyTimeline();
+    for (const entry of entries) timeline = appendTimeline(timeline, [entry]);
+    expect(timeline.lanes).toEqual(whole.lanes);
+    expect(timeline.rows).toEqual(whole.rows);
+    // An append to an older timeline rebuilds its lookups, the probes' among them.
+    const half = foldTimeline(entries.slice(0, 20));
+    appendTimeline(half, entries.slice(20, 25));
+    expect(appendTimeline(half, entries.slice(20)).lanes).toEqual(whole.lanes);
+  });
+
+  it('keeps each frame’s gate in its own lane: a frame’s success is no probe of the page’s key', () => {
+    const fromFrame = gateScenario().map((entry) =>
+      entry.type === 'event' && entry.event.requestId === 'g2' && entry.event.type !== 'retry-released'
+        ? { ...entry, origin: FRAME_ORIGIN }
+        : entry,
+    );
+    const lane = foldTimeline(fromFrame).lanes.find((l) => l.source === ORIGIN);
+    // The page's g2 probe has no attempt of the page's own: the frame's 200 under that id is not it.
+    expect(lane?.probes.map((probe) => [probe.requestId, probe.result])).toEqual([
+      ['g1', 'failed'],
+      ['g2', 'pending'],
+    ]);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * The panel's data model: the event stream of a tab (or a recording) folded into one row per
- * request, plus per-key breaker and budget lanes and navigation separators. Pure and
+ * request, plus per-key breaker, budget and recovery gate lanes and navigation separators. Pure and
  * incremental: {@link appendTimeline} touches only the rows a batch of entries names, so a live
  * tab with thousands of requests costs each append only its own events.
  *
@@ -25,6 +25,7 @@ import type {
 import type { BreakerStateName } from '@retryline/core/store';
 import { frameKey } from '../shared/frame-key';
 import type { TimelineEntry } from '../shared/protocol';
+import { type GateMark, type ProbeMark, probeMarks } from './gate-lane';
 
 /** Header names to values, as the events carry them (sensitive values already `[redacted]`). */
 export type HeaderMap = Readonly<Record<string, string>>;
@@ -149,8 +150,8 @@ export interface BudgetSample {
 }
 
 /**
- * The breaker and budget history of one guard key (by default an origin) in one frame's origin
- * (each frame runs its own breakers), each sorted by time.
+ * The breaker, budget and recovery gate history of one guard key (by default an origin) in one
+ * frame's origin (each frame runs its own guards), each sorted by time.
  */
 export interface OriginLane {
   readonly key: string;
@@ -158,6 +159,10 @@ export interface OriginLane {
   readonly source: string;
   readonly breaker: readonly BreakerTransition[];
   readonly budget: readonly BudgetSample[];
+  /** The recovery gate's parks and releases of the key's retries (drawn as spans: `parkedSpans`). */
+  readonly gate: readonly GateMark[];
+  /** The gate's probes of the key, each with how its attempt ended (read from its request's row). */
+  readonly probes: readonly ProbeMark[];
 }
 
 export interface Timeline {
@@ -183,6 +188,14 @@ interface TimelineIndex {
   readonly rows: Map<string, number>;
   /** By `frameKey(source, key)`. */
   readonly lanes: Map<string, number>;
+  /** The lanes with a probe among a row's attempts, by the row's key. */
+  readonly probes: Map<string, LaneId[]>;
+}
+
+/** What names a lane: the frame's origin and the guard key. */
+interface LaneId {
+  readonly source: string;
+  readonly key: string;
 }
 
 const indexes = new WeakMap<Timeline, TimelineIndex>();
@@ -239,8 +252,28 @@ interface LaneDraft {
   source: string;
   breaker: BreakerTransition[];
   budget: BudgetSample[];
+  gate: GateMark[];
   /** Something was added out of time order: sort before freezing. */
   unsorted: boolean;
+}
+
+/**
+ * One append in progress: copies of the timeline's lists (a row or lane being rebuilt holds an
+ * `undefined` placeholder until it is frozen), the drafts opened so far, and the time span.
+ */
+interface Batch {
+  readonly index: TimelineIndex;
+  readonly rows: RequestRow[];
+  readonly navigations: NavigationMark[];
+  readonly lanes: OriginLane[];
+  /** By index in `rows`. */
+  readonly rowDrafts: Map<number, RowDraft>;
+  /** By index in `lanes`. */
+  readonly laneDrafts: Map<number, LaneDraft>;
+  /** Widens the time span to `t`. */
+  readonly see: (t: number) => void;
+  start: number | undefined;
+  end: number | undefined;
 }
 
 /**
@@ -249,116 +282,22 @@ interface LaneDraft {
  */
 export function appendTimeline(timeline: Timeline, entries: readonly TimelineEntry[]): Timeline {
   if (entries.length === 0) return timeline;
-  const index = indexFor(timeline);
-  const rows = timeline.rows.slice();
-  const navigations = timeline.navigations.slice();
-  const lanes = timeline.lanes.slice();
-  const rowDrafts = new Map<number, RowDraft>();
-  const laneDrafts = new Map<number, LaneDraft>();
-  let start = timeline.start;
-  let end = timeline.end;
-  const see = (t: number) => {
-    if (start === undefined || t < start) start = t;
-    if (end === undefined || t > end) end = t;
-  };
+  const batch = openBatch(timeline);
+  for (const entry of entries) foldEntry(batch, entry);
 
-  const draftFor = (requestId: string, source: string): RowDraft => {
-    const key = frameKey(source, requestId);
-    let at = index.rows.get(key);
-    if (at === undefined) {
-      at = rows.length;
-      index.rows.set(key, at);
-      // A placeholder until the batch is frozen, so `rows.length` counts it for navigations.
-      rows.push(undefined as never);
-      const draft: RowDraft = {
-        key,
-        requestId,
-        index: at,
-        source,
-        attempts: new Map(),
-        waits: new Map(),
-        guardWaits: new Map(),
-      };
-      rowDrafts.set(at, draft);
-      return draft;
-    }
-    let draft = rowDrafts.get(at);
-    if (!draft) {
-      draft = thaw(rows[at] as RequestRow);
-      rowDrafts.set(at, draft);
-    }
-    return draft;
-  };
-
-  const laneFor = (source: string, key: string): LaneDraft => {
-    const id = frameKey(source, key);
-    let at = index.lanes.get(id);
-    if (at === undefined) {
-      at = lanes.length;
-      index.lanes.set(id, at);
-      lanes.push(undefined as never);
-      const draft: LaneDraft = { key, source, breaker: [], budget: [], unsorted: false };
-      laneDrafts.set(at, draft);
-      return draft;
-    }
-    let draft = laneDrafts.get(at);
-    if (!draft) {
-      const lane = lanes[at] as OriginLane;
-      draft = {
-        key,
-        source,
-        breaker: lane.breaker.slice(),
-        budget: lane.budget.slice(),
-        unsorted: false,
-      };
-      laneDrafts.set(at, draft);
-    }
-    return draft;
-  };
-
-  for (const entry of entries) {
-    if (entry.type === 'navigation') {
-      if (!Number.isFinite(entry.t)) continue;
-      see(entry.t);
-      navigations.push({ url: entry.url, t: entry.t, beforeRow: rows.length });
-      continue;
-    }
-    const event = entry.event;
-    if (!Number.isFinite(event.t)) continue;
-    see(event.t);
-    if (event.type === 'breaker-state') {
-      const lane = laneFor(entry.origin, event.key);
-      pushByTime(lane, lane.breaker, { key: event.key, t: event.t, from: event.from, to: event.to });
-    } else if (event.type === 'budget') {
-      const lane = laneFor(entry.origin, event.key);
-      pushByTime(lane, lane.budget, {
-        key: event.key,
-        t: event.t,
-        remaining: event.remaining,
-        allowed: event.allowed,
-      });
-    } else {
-      const draft = draftFor(event.requestId, entry.origin);
-      applyToRow(draft, event, see);
-      if (entry.truncated) draft.truncated = Math.max(draft.truncated ?? 0, entry.truncated.dropped);
-    }
+  for (const [at, draft] of batch.rowDrafts) batch.rows[at] = freeze(draft);
+  // A probe's lane shows how its attempt ended: rebuilt when that attempt's row was.
+  for (const draft of batch.rowDrafts.values()) {
+    for (const lane of batch.index.probes.get(draft.key) ?? []) laneFor(batch, lane.source, lane.key);
   }
+  for (const [at, draft] of batch.laneDrafts) batch.lanes[at] = freezeLane(batch, draft);
+  const lanes = batch.laneDrafts.size > 0 ? sortLanes(batch.lanes, batch.index) : batch.lanes;
 
-  for (const [at, draft] of rowDrafts) rows[at] = freeze(draft);
-  for (const [at, draft] of laneDrafts) {
-    if (draft.unsorted) {
-      // Stable: samples of the same time keep the order they came in.
-      draft.breaker.sort(byTime);
-      draft.budget.sort(byTime);
-    }
-    lanes[at] = { key: draft.key, source: draft.source, breaker: draft.breaker, budget: draft.budget };
-  }
-  const sortedLanes = laneDrafts.size > 0 ? sortLanes(lanes, index) : lanes;
-
+  const { start, end, index } = batch;
   const next: Timeline = {
-    rows,
-    navigations,
-    lanes: sortedLanes,
+    rows: batch.rows,
+    navigations: batch.navigations,
+    lanes,
     ...(start === undefined ? {} : { start }),
     ...(end === undefined ? {} : { end }),
     entryCount: timeline.entryCount + entries.length,
@@ -368,14 +307,173 @@ export function appendTimeline(timeline: Timeline, entries: readonly TimelineEnt
   return next;
 }
 
+function openBatch(timeline: Timeline): Batch {
+  const batch: Batch = {
+    index: indexFor(timeline),
+    rows: timeline.rows.slice(),
+    navigations: timeline.navigations.slice(),
+    lanes: timeline.lanes.slice(),
+    rowDrafts: new Map(),
+    laneDrafts: new Map(),
+    see: (t) => {
+      if (batch.start === undefined || t < batch.start) batch.start = t;
+      if (batch.end === undefined || t > batch.end) batch.end = t;
+    },
+    start: timeline.start,
+    end: timeline.end,
+  };
+  return batch;
+}
+
+function foldEntry(batch: Batch, entry: TimelineEntry): void {
+  if (entry.type === 'navigation') {
+    if (!Number.isFinite(entry.t)) return;
+    batch.see(entry.t);
+    batch.navigations.push({ url: entry.url, t: entry.t, beforeRow: batch.rows.length });
+    return;
+  }
+  const event = entry.event;
+  if (!Number.isFinite(event.t)) return;
+  batch.see(event.t);
+  if (event.type === 'breaker-state') {
+    const lane = laneFor(batch, entry.origin, event.key);
+    pushByTime(lane, lane.breaker, { key: event.key, t: event.t, from: event.from, to: event.to });
+    return;
+  }
+  if (event.type === 'budget') {
+    const lane = laneFor(batch, entry.origin, event.key);
+    const { key, t, remaining, allowed } = event;
+    pushByTime(lane, lane.budget, { key, t, remaining, allowed });
+    return;
+  }
+  if (event.type === 'retry-parked' || event.type === 'retry-released') {
+    foldGateMark(batch, entry.origin, event);
+  }
+  const draft = rowDraftFor(batch, event.requestId, entry.origin);
+  applyToRow(draft, event, batch.see);
+  if (entry.truncated) draft.truncated = Math.max(draft.truncated ?? 0, entry.truncated.dropped);
+}
+
+/** A gate event goes to its key's lane too (its request's row draws the parked wait). */
+function foldGateMark(
+  batch: Batch,
+  source: string,
+  event: Extract<RetrylineEvent, { type: 'retry-parked' | 'retry-released' }>,
+): void {
+  const lane = laneFor(batch, source, event.key);
+  const { type, key, t, requestId, attempt } = event;
+  if (type === 'retry-parked') {
+    pushByTime(lane, lane.gate, { type, key, t, requestId, attempt, failures: event.failures });
+    return;
+  }
+  pushByTime(lane, lane.gate, {
+    type,
+    key,
+    t,
+    requestId,
+    attempt,
+    reason: event.reason,
+    waited: event.waited,
+  });
+  if (event.reason === 'probe') noteProbe(batch.index, frameKey(source, requestId), { source, key });
+}
+
+function noteProbe(index: TimelineIndex, row: string, lane: LaneId): void {
+  const lanes = index.probes.get(row) ?? [];
+  if (!lanes.some((known) => known.source === lane.source && known.key === lane.key)) lanes.push(lane);
+  index.probes.set(row, lanes);
+}
+
+function rowDraftFor(batch: Batch, requestId: string, source: string): RowDraft {
+  const key = frameKey(source, requestId);
+  let at = batch.index.rows.get(key);
+  if (at === undefined) {
+    at = batch.rows.length;
+    batch.index.rows.set(key, at);
+    // A placeholder until the batch is frozen, so `rows.length` counts it for navigations.
+    batch.rows.push(undefined as never);
+    const draft: RowDraft = {
+      key,
+      requestId,
+      index: at,
+      source,
+      attempts: new Map(),
+      waits: new Map(),
+      guardWaits: new Map(),
+    };
+    batch.rowDrafts.set(at, draft);
+    return draft;
+  }
+  let draft = batch.rowDrafts.get(at);
+  if (!draft) {
+    draft = thaw(batch.rows[at] as RequestRow);
+    batch.rowDrafts.set(at, draft);
+  }
+  return draft;
+}
+
+function laneFor(batch: Batch, source: string, key: string): LaneDraft {
+  const id = frameKey(source, key);
+  let at = batch.index.lanes.get(id);
+  if (at === undefined) {
+    at = batch.lanes.length;
+    batch.index.lanes.set(id, at);
+    batch.lanes.push(undefined as never);
+    const draft: LaneDraft = { key, source, breaker: [], budget: [], gate: [], unsorted: false };
+    batch.laneDrafts.set(at, draft);
+    return draft;
+  }
+  let draft = batch.laneDrafts.get(at);
+  if (!draft) {
+    const lane = batch.lanes[at] as OriginLane;
+    draft = {
+      key,
+      source,
+      breaker: lane.breaker.slice(),
+      budget: lane.budget.slice(),
+      gate: lane.gate.slice(),
+      unsorted: false,
+    };
+    batch.laneDrafts.set(at, draft);
+  }
+  return draft;
+}
+
+/** A lane from its draft; its probes are read from the batch's rows, which are frozen first. */
+function freezeLane(batch: Batch, draft: LaneDraft): OriginLane {
+  if (draft.unsorted) {
+    // Stable: samples of the same time keep the order they came in.
+    draft.breaker.sort(byTime);
+    draft.budget.sort(byTime);
+    draft.gate.sort(byTime);
+  }
+  const attemptOf = (requestId: string, n: number): AttemptRow | undefined => {
+    const at = batch.index.rows.get(frameKey(draft.source, requestId));
+    return at === undefined ? undefined : attemptNumbered(batch.rows[at] as RequestRow, n);
+  };
+  const { key, source, breaker, budget, gate } = draft;
+  return { key, source, breaker, budget, gate, probes: probeMarks(gate, attemptOf) };
+}
+
+/** A row's attempt `n` (attempts are sorted by number and usually 1, 2, 3 …: looked up in place first). */
+function attemptNumbered(row: RequestRow, n: number): AttemptRow | undefined {
+  const guess = row.attempts[n - 1];
+  return guess?.n === n ? guess : row.attempts.find((attempt) => attempt.n === n);
+}
+
 function indexFor(timeline: Timeline): TimelineIndex {
   const index = indexes.get(timeline);
   if (index && index.owner === timeline) return index;
-  return {
+  const rebuilt: TimelineIndex = {
     owner: timeline,
     rows: new Map(timeline.rows.map((row, at) => [row.key, at])),
     lanes: new Map(timeline.lanes.map((lane, at) => [frameKey(lane.source, lane.key), at])),
+    probes: new Map(),
   };
+  for (const { source, key, probes } of timeline.lanes) {
+    for (const probe of probes) noteProbe(rebuilt, frameKey(source, probe.requestId), { source, key });
+  }
+  return rebuilt;
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

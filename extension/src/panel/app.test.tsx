@@ -2,7 +2,16 @@
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseImport, toHar, toRecording } from '../model/export';
-import { API, crossFrameScenario, ev, FRAME_ORIGIN, manyRequests, ORIGIN, scenario } from '../model/fixtures';
+import {
+  API,
+  crossFrameScenario,
+  ev,
+  FRAME_ORIGIN,
+  gateScenario,
+  manyRequests,
+  ORIGIN,
+  scenario,
+} from '../model/fixtures';
 import { foldTimeline } from '../model/timeline';
 import type { TabSettings, TimelineEntry } from '../shared/protocol';
 import { App, type PanelApi } from './app';
@@ -74,6 +83,38 @@ describe('App', () => {
     expect(bands).toEqual(['closed', 'open', 'half-open']);
     expect(lane.querySelector('polyline')?.getAttribute('points')?.split(' ')).toHaveLength(2);
     expect(lane.textContent).toContain('8 left');
+  });
+
+  it('draws the recovery gate in its key’s lane: parked spans, and each probe by how it ended', () => {
+    mount(staticSource(gateScenario()));
+    const lane = screen.getByTestId('lane');
+    expect(lane.dataset.key).toBe(API);
+    expect(screen.getByLabelText('Breaker, budget and recovery gate per origin')).toBeDefined();
+    const spans = screen.getAllByTestId('parked-span');
+    expect(spans.map((span) => span.textContent)).toEqual(['4 parked', '1 parked']);
+    expect(spans[0]?.title).toMatch(
+      new RegExp(`^${API}: 4 retries parked by the recovery gate \\(at most 3 at once\\), \\S+ – \\S+$`),
+    );
+    // The timeline runs from 1000 to 8120: the first span from 1120 to 1760.
+    expect(spans[0]?.style.left).toMatch(/^1\.68/);
+    const probes = screen.getAllByTestId('probe');
+    expect(
+      probes.map((probe) => [probe.dataset.result, probe.textContent, probe.getAttribute('aria-label')]),
+    ).toEqual([
+      ['failed', '✗', 'probe 503: still failing'],
+      ['recovered', '✓', 'probe 200: recovered'],
+    ]);
+    expect(screen.getByRole('img', { name: 'probe 200: recovered' }).title).toMatch(
+      new RegExp(`^${API}: probe 200: recovered · attempt 2 of g2 · `),
+    );
+    // At the start of the probe's attempt (1700 in 1000 – 8120).
+    expect(probes[1]?.style.left).toMatch(/^9\.83/);
+  });
+
+  it('draws no gate track for a key the gate never held', () => {
+    mount(staticSource(scenario()));
+    expect(screen.queryByTestId('gate-track')).toBeNull();
+    expect(screen.getByLabelText('Breaker and budget per origin')).toBeDefined();
   });
 
   it('opens the detail pane for a clicked row and moves with the arrow keys', () => {
@@ -326,6 +367,8 @@ describe('App', () => {
       }),
       ev('x', { type: 'guard-wait', t: 4, attempt: 2, guard: 'limiter', key: payload, waited: 1 }),
       ev('x', { type: 'breaker-state', t: 5, key: payload, from: 'closed', to: 'open' }),
+      ev('x', { type: 'retry-parked', t: 5, attempt: 2, key: payload, failures: 3 }),
+      ev('x', { type: 'retry-released', t: 6, attempt: 2, key: payload, reason: 'probe', waited: 1 }),
       ev('x', {
         type: 'request-end',
         t: 6,
@@ -347,6 +390,10 @@ describe('App', () => {
       expect(screen.getByTestId('detail').textContent).toContain(`x-evil${payload}`);
       expect(screen.getByTestId('navigation').textContent).toContain(payload);
       expect(screen.getByTestId('lane').textContent).toContain(payload);
+      expect(screen.getByTestId('probe').title).toContain(
+        `${payload}: probe: no result yet · attempt 2 of x`,
+      );
+      expect(screen.getByTestId('parked-span').title).toContain(payload);
     });
 
     it('keeps an imported payload inert too', () => {

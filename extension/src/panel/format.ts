@@ -3,6 +3,7 @@
  * pane's explanations are tested as strings.
  */
 
+import type { ParkedSpan, ProbeMark, ProbeResult } from '../model/gate-lane';
 import type { AttemptRow, GuardWaitRow, RequestRow, RowOutcome, WaitRow } from '../model/timeline';
 import { MAX_REQUEST_BYTES, MAX_REQUEST_EVENTS } from '../shared/protocol';
 
@@ -49,6 +50,40 @@ export function waitLabel(wait: WaitRow): string {
 /** The waterfall's label of a guard wait: `limiter 100 ms`, `bulkhead 30 ms`, `pacing 1 s`. */
 export function guardLabel(wait: GuardWaitRow): string {
   return `${wait.guard} ${formatMs(wait.waited)}`;
+}
+
+/** A probe's marker on its lane (a sign, so the result reads without colour) and what it says. */
+const PROBE_RESULTS: Readonly<Record<ProbeResult, { readonly sign: string; readonly text: string }>> = {
+  recovered: { sign: '✓', text: 'recovered' },
+  failed: { sign: '✗', text: 'still failing' },
+  aborted: { sign: '–', text: 'aborted' },
+  pending: { sign: '…', text: 'no result yet' },
+};
+
+/** The sign on a probe's marker: ✓ recovered, ✗ still failing, – aborted, … no result yet. */
+export function probeSign(result: ProbeResult): string {
+  return PROBE_RESULTS[result].sign;
+}
+
+/** What a probe's marker says: `probe 200: recovered`, `probe ECONNRESET: still failing`. */
+export function probeLabel(probe: ProbeMark): string {
+  const answer = probe.status ?? probe.error?.code ?? probe.error?.name;
+  return `probe${answer === undefined ? '' : ` ${answer}`}: ${PROBE_RESULTS[probe.result].text}`;
+}
+
+/** The text of a parked span on its lane: `3 parked`. */
+export function parkedLabel(span: ParkedSpan): string {
+  return `${span.retries} parked`;
+}
+
+/** A parked span told in full, for its title: how many, at most how many at once, from when to when. */
+export function parkedDescription(span: ParkedSpan): string {
+  const retries = span.retries === 1 ? '1 retry' : `${span.retries} retries`;
+  const when =
+    span.to === undefined
+      ? `from ${clockTime(span.from)}, still parked`
+      : `${clockTime(span.from)} – ${clockTime(span.to)}`;
+  return `${retries} parked by the recovery gate (at most ${span.most} at once), ${when}`;
 }
 
 /** Below this a difference of times is rounding, not a difference (events carry fractional ms). */

@@ -1,13 +1,15 @@
 /**
  * Per-key lanes (a guard key is the origin unless configured otherwise): the circuit breaker's
- * state over time as coloured bands, and the retry budget's remaining allowance as a sparkline,
- * both on the whole timeline's time span. Each frame runs its own breakers, so a key has a lane
- * per frame origin that reported it; the origin is named once there is more than one.
+ * state over time as coloured bands, the retry budget's remaining allowance as a sparkline, and,
+ * for a key the recovery gate held, its parked spans and probes, all on the whole timeline's time
+ * span. Each frame runs its own guards, so a key has a lane per frame origin that reported it; the
+ * origin is named once there is more than one.
  */
 
+import { parkedSpans } from '../model/gate-lane';
 import type { BreakerStateName, OriginLane } from '../model/timeline';
 import { frameKey } from '../shared/frame-key';
-import { clockTime } from './format';
+import { clockTime, parkedDescription, parkedLabel, probeLabel, probeSign } from './format';
 
 export interface LanesProps {
   readonly lanes: readonly OriginLane[];
@@ -20,10 +22,15 @@ export function Lanes({ lanes, start, end }: LanesProps) {
   const span = Math.max(1, end - start);
   const x = (t: number) => Math.min(100, Math.max(0, ((t - start) / span) * 100));
   const manySources = lanes.some((lane) => lane.source !== lanes[0]?.source);
+  const gated = lanes.some((lane) => lane.gate.length > 0);
   return (
-    <section class="rl-lanes" aria-label="Breaker and budget per origin">
+    <section
+      class="rl-lanes"
+      aria-label={gated ? 'Breaker, budget and recovery gate per origin' : 'Breaker and budget per origin'}
+    >
       <div class="rl-lanes__caption">
-        Breaker state and retry budget per origin, {clockTime(start)} – {clockTime(end)}
+        {gated ? 'Breaker state, retry budget and recovery gate' : 'Breaker state and retry budget'} per
+        origin, {clockTime(start)} – {clockTime(end)}
       </div>
       {lanes.map((lane) => (
         <div
@@ -40,6 +47,7 @@ export function Lanes({ lanes, start, end }: LanesProps) {
           <div class="rl-lane__tracks">
             <BreakerTrack lane={lane} x={x} end={end} />
             <BudgetTrack lane={lane} x={x} />
+            {lane.gate.length > 0 && <GateTrack lane={lane} x={x} end={end} />}
           </div>
         </div>
       ))}
@@ -110,6 +118,50 @@ function BudgetTrack({ lane, x }: TrackProps) {
         ))}
       </svg>
       <span class="rl-track__value">{latest?.remaining ?? 0} left</span>
+    </div>
+  );
+}
+
+/**
+ * The recovery gate's track: hatched spans while the key had retries parked, and a marker where
+ * each probe's attempt started, with a sign for how it ended (✓ recovered, ✗ still failing), so
+ * neither reads by colour alone. Each says it all in its title and accessible name.
+ */
+function GateTrack({ lane, x, end }: TrackProps & { readonly end: number }) {
+  const spans = parkedSpans(lane.gate);
+  return (
+    <div class="rl-track rl-track--gate" data-testid="gate-track" title={`${lane.key}: recovery gate`}>
+      {spans.map((span) => {
+        const left = x(span.from);
+        return (
+          <span
+            key={span.from}
+            class="rl-gate-span"
+            data-testid="parked-span"
+            style={{ left: `${left}%`, width: `${Math.max(0, x(span.to ?? end) - left)}%` }}
+            title={`${lane.key}: ${parkedDescription(span)}`}
+          >
+            {parkedLabel(span)}
+          </span>
+        );
+      })}
+      {lane.probes.map((probe) => {
+        const label = probeLabel(probe);
+        return (
+          <span
+            key={frameKey(probe.requestId, String(probe.attempt))}
+            class={`rl-probe rl-probe--${probe.result}`}
+            data-testid="probe"
+            data-result={probe.result}
+            role="img"
+            aria-label={label}
+            style={{ left: `${x(probe.t)}%` }}
+            title={`${lane.key}: ${label} · attempt ${probe.attempt} of ${probe.requestId} · ${clockTime(probe.t)}`}
+          >
+            {probeSign(probe.result)}
+          </span>
+        );
+      })}
     </div>
   );
 }
