@@ -12,12 +12,21 @@ import {
   memoryStore,
   type RetrylineEvent,
   recoveryGate,
+  type Store,
   seededRandom,
   virtualClock,
 } from '@retryline/core';
-import { GATE_DEFAULTS, gateAdmit, gateInit, gateRecord, normalizeGate } from '@retryline/core/store';
+import {
+  GATE_DEFAULTS,
+  gateAdmit,
+  gateInit,
+  gateRecord,
+  localStore,
+  normalizeGate,
+} from '@retryline/core/store';
 import { getRetryInfo, retryFetch } from '@retryline/fetch';
 import { describe, expect, it } from 'vitest';
+import { clientGate } from '../../packages/core/src/guard/recovery-gate';
 import { settle } from '../support/settle';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -298,6 +307,212 @@ describe('the recovery gate under pressure (an adversarial review of it)', () =>
     for (const waited of waits) expect(waited).toBeLessThanOrEqual(1_000);
   });
 });
+
+/**
+ * A server on `clock` whose answer to each attempt (its status, and how long it takes) is
+ * scripted by when it was sent (ms after T0) and, for retries, their order; it logs when each
+ * attempt was sent and when it ended.
+ */
+function scriptedServer(
+  clock: ReturnType<typeof virtualClock>,
+  answer: (attempt: { t: number; retry: boolean; nth: number }) => { status: number; ms: number },
+) {
+  const log: Array<{ sent: number; ended: number; retry: boolean; status: number }> = [];
+  let retries = 0;
+  const fetchImpl = async (_input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const retry = !new Headers(init?.headers).get('x-attempt')?.startsWith('attempt=1;');
+    const sent = clock.now() - T0;
+    const { status, ms } = answer({ t: sent, retry, nth: retry ? retries++ : -1 });
+    await clock.sleep(ms, init?.signal ?? undefined);
+    log.push({ sent, ended: clock.now() - T0, retry, status });
+    return new Response(status === 200 ? 'ok' : 'down', { status });
+  };
+  return { fetchImpl, log };
+}
+
+describe('the recovery gate under pressure (a second adversarial review)', () => {
+  it('a released retry that finds the origin held again once its place in the release comes is parked again, not sent', async () => {
+    const clock = virtualClock(T0);
+    // Down until 1 s, up for 50 ms, then down again (by when each attempt is sent).
+    const server = scriptedServer(clock, ({ t }) => ({
+      status: t >= 1_000 && t < 1_050 ? 200 : 503,
+      ms: ANSWER_MS,
+    }));
+    // One success releases every parked retry, 100 ms apart.
+    const gate = recoveryGate({
+      probeMs: 1_000,
+      releasePerSuccess: 10,
+      releaseGapMs: 100,
+      releasePace: 0,
+      spreadMs: 0,
+      maxParkMs: 3_000,
+    });
+    const options = {
+      clock,
+      random: seededRandom(7),
+      attemptHeader: 'x-attempt',
+      budget: false,
+      gate,
+    } as const;
+    const client = retryFetch(server.fetchImpl as typeof fetch, { ...options, retries: 1 });
+    const calls = Array.from({ length: 6 }, () => settle(client(URL_DOWN)));
+    await clock.advance(1_000);
+    // A success releases the parked retries; 50 ms later, three failures hold the origin again.
+    const fresh = settle(client(URL_DOWN));
+    await clock.advance(50);
+    const once = retryFetch(server.fetchImpl as typeof fetch, { ...options, retries: 0 });
+    const failing = Array.from({ length: 3 }, () => settle(once(URL_DOWN)));
+    await clock.runAll();
+    await Promise.all([...calls, fresh, ...failing]);
+    expect(server.log.some((entry) => entry.retry && entry.status === 200)).toBe(true);
+    // Held again, the retries go one probe at a time, a failed probe's wait apart (probeMs × U(0.5, 1.5)):
+    // none of those released 100 ms apart fires into the failing origin.
+    const sentWhileDown = server.log.filter((entry) => entry.retry && entry.sent >= 1_050).map((e) => e.sent);
+    expect(sentWhileDown.length).toBeGreaterThan(0);
+    for (let i = 1; i < sentWhileDown.length; i++) {
+      expect((sentWhileDown[i] ?? 0) - (sentWhileDown[i - 1] ?? 0)).toBeGreaterThanOrEqual(500);
+    }
+  });
+
+  it.each(['gateAdmit', 'gateRecord'] as const)(
+    'an abort while the gate waits for a shared store (%s) ends the request at once',
+    async (slow) => {
+      const clock = virtualClock(T0);
+      const server = scriptedServer(clock, () => ({ status: 503, ms: ANSWER_MS }));
+      // A shared store whose gate operation answers a second late.
+      const local = localStore();
+      let asked = 0;
+      const late = <T>(answer: T | Promise<T>): Promise<T> => {
+        asked++;
+        return clock.sleep(1_000).then(() => answer);
+      };
+      const store: Store = {
+        ...local,
+        gateAdmit: (...args: Parameters<typeof local.gateAdmit>) =>
+          slow === 'gateAdmit' ? late(local.gateAdmit(...args)) : local.gateAdmit(...args),
+        gateRecord: (...args: Parameters<typeof local.gateRecord>) =>
+          slow === 'gateRecord' ? late(local.gateRecord(...args)) : local.gateRecord(...args),
+      };
+      const client = retryFetch(server.fetchImpl as typeof fetch, {
+        clock,
+        random: seededRandom(7),
+        attemptHeader: 'x-attempt',
+        budget: false,
+        store,
+        gate: recoveryGate({ holdAfter: 1 }),
+      });
+      const controller = new AbortController();
+      let ended = false;
+      const call = settle(client(URL_DOWN, { signal: controller.signal })).finally(() => {
+        ended = true;
+      });
+      // The first attempt's failure is counted (gateRecord); its retry asks to go (gateAdmit).
+      for (let i = 0; asked === 0 && i < 1_000; i++) await clock.advance(1);
+      expect(asked).toBe(1);
+      const reason = new Error('user left');
+      controller.abort(reason);
+      await clock.advance(0);
+      expect(ended).toBe(true);
+      expect((await call).error).toBe(reason);
+      await clock.runAll();
+      // A probe place the store gives after the abort is freed, not kept for its lease.
+      expect(await local.gateAdmit(KEY, normalizeGate(), clock.now(), 1_000)).toBe('probe');
+    },
+  );
+
+  it('a success the happy path sent at once, ending once the key is held, frees it and releases its parked retries', async () => {
+    const store = memoryStore();
+    // Probes 5-15 s apart: without the success, parked retries would wait for maxParkMs.
+    const { clock, client } = setup(1_000, {
+      store,
+      retries: 3,
+      budget: false,
+      gate: recoveryGate({ store, probeMs: 10_000 }),
+    });
+    // The gate as the happy path asks it (HTTP clients' own gate, on the same store).
+    const atOnce = clientGate({ store, key: undefined });
+    const request = { method: 'GET', url: URL_DOWN };
+    const noClock = {
+      now: () => {
+        throw new Error('a clock read while the gate is quiet');
+      },
+      sleep: () => Promise.resolve(),
+    };
+    // While quiet, a success costs nothing, not even a clock read.
+    expect(atOnce.quiet()).toBe(true);
+    atOnce.recordAtOnce(request, noClock);
+    const calls = Array.from({ length: 5 }, () => settle(client(URL_DOWN)));
+    await clock.advance(1_500);
+    expect(atOnce.quiet()).toBe(false);
+    // A first attempt admitted at once before the outage succeeds now, the origin back.
+    atOnce.recordAtOnce(request, clock);
+    await clock.runAll();
+    const results = await Promise.all(calls);
+    expect(results.map(({ value }) => value?.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(clock.now() - T0).toBeLessThan(2_000);
+  });
+
+  it('a success the happy path sent at once, ending once the origin is held, releases the parked retries', async () => {
+    const clock = virtualClock(T0);
+    // The origin answers /slow in 1.5 s with a 200; anything else, with a 503 for its first second.
+    const fetchImpl = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+      const slow = String(input).endsWith('/slow');
+      await clock.sleep(slow ? 1_500 : ANSWER_MS, init?.signal ?? undefined);
+      const up = slow || clock.now() - T0 >= 1_000;
+      return new Response(up ? 'ok' : 'down', { status: up ? 200 : 503 });
+    };
+    // No listener and no added header: a first attempt takes the happy path's shortcut while the
+    // gate is quiet. Probes 5-15 s apart: without that success, parked retries wait for maxParkMs.
+    const gate = recoveryGate({ probeMs: 10_000 });
+    const client = retryFetch(fetchImpl as typeof fetch, {
+      clock,
+      random: seededRandom(7),
+      retries: 3,
+      budget: false,
+      gate,
+    });
+    const slow = settle(client(`${KEY}/slow`));
+    const calls = Array.from({ length: 5 }, () => settle(client(URL_DOWN)));
+    await clock.advance(1_200);
+    expect(gate.state(KEY)).toMatchObject({ holding: true });
+    expect(gate.state(KEY).parked).toBeGreaterThan(0);
+    await clock.runAll();
+    expect((await slow).value?.status).toBe(200);
+    const results = await Promise.all(calls);
+    expect(results.map(({ value }) => value?.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(clock.now() - T0).toBeLessThan(2_000);
+    expect(gate.state(KEY)).toEqual({ holding: false, failures: 0, parked: 0 });
+  });
+
+  it('a probe that outlives its lease leaves the probe place to the probe given it after, when it ends', async () => {
+    const clock = virtualClock(T0);
+    // Down throughout: the first retry (the first probe) hangs 12 s, past its lease (no timeout:
+    // 10 s and a margin); the next answer in 5 s.
+    const server = scriptedServer(clock, ({ retry, nth }) => ({
+      status: 503,
+      ms: !retry ? ANSWER_MS : nth === 0 ? 12_000 : 5_000,
+    }));
+    const client = retryFetch(server.fetchImpl as typeof fetch, {
+      clock,
+      random: seededRandom(7),
+      attemptHeader: 'x-attempt',
+      retries: 1,
+      budget: false,
+      maxDelay: 60_000,
+      gate: recoveryGate({ holdAfter: 1, maxParkMs: 60_000 }),
+    });
+    await burst(client, clock, 4);
+    const [outlived, next, after] = server.log
+      .filter((entry) => entry.retry)
+      .sort((a, b) => a.sent - b.sent) as [LogEntry, LogEntry, LogEntry];
+    // The first probe ended while the next was out, and left it its place: the third went after.
+    expect(outlived.ended).toBeGreaterThan(next.sent);
+    expect(outlived.ended).toBeLessThan(next.ended);
+    expect(after.sent).toBeGreaterThanOrEqual(next.ended);
+  });
+});
+
+type LogEntry = ReturnType<typeof scriptedServer>['log'][number];
 
 describe('the gate as a pure state machine (what a shared store runs)', () => {
   const config = normalizeGate();

@@ -24,6 +24,7 @@ import type { LoopAttempt, Refusal } from '../engine/attempt-loop';
 import type { Health } from '../engine/outcome';
 import { DeadlineExceededError, isRetrylineError, RetriesExhaustedError } from '../errors';
 import { finiteNumber, own } from '../policy/normalize';
+import type { Clock } from '../time/clock';
 import {
   type Binding,
   type BoundGuard,
@@ -124,8 +125,22 @@ export const GATE_DEFAULTS: RecoveryGateConfig = /* @__PURE__ */ Object.freeze({
   releasePace: 0.8,
 });
 
-/** How long a probe holds the key's one probe place when nothing ends it first (no timeout set). */
+/**
+ * How long a probe counts on the key's one probe place when nothing ends it first (no timeout
+ * set), give or take {@link LEASE_MARGIN_MS}.
+ */
 export const PROBE_LEASE_MS = 10_000;
+
+/**
+ * A probe's lease is told apart from a newer one by its time, as a lease holder allows for clock
+ * drift (Gray and Cheriton, "Leases", SOSP 1989, https://doi.org/10.1145/74851.74870): the attempt
+ * given the probe place counts on it for its timeout (else {@link PROBE_LEASE_MS}) plus this margin
+ * (the other guards' admission before the send, the judging after), and the store keeps it one
+ * margin longer still (its round trips, on its own clock). So an end the holder reports in time
+ * reaches the store while the lease is still its own, and an attempt that outlived its lease (a
+ * newer probe may hold the place by then) ends as a plain attempt: only the holder frees the place.
+ */
+const LEASE_MARGIN_MS = 500;
 
 /** A key's health: plain JSON. */
 export interface GateState {
@@ -231,37 +246,50 @@ export interface RecoveryGate extends GuardValue<'gate'> {
 /** How a parked retry's wait ended. */
 type ReleaseReason = 'probe' | 'released' | 'max-wait' | 'deadline';
 
-/** One parked retry: woken by a release or a probe's turn; nudged when it becomes the oldest. */
+/**
+ * One parked retry. A release wakes it (ends its sleep) with its place in the release's pace; so
+ * is it nudged when it becomes the oldest (it then asks for the probe place) or its request aborts.
+ */
 interface Parked {
-  /** `after`: for a release, the milliseconds to wait for its place in the release's pace. */
-  wake(how: 'probe' | 'released', after?: number): void;
-  /** When it was parked. */
+  /** When it was parked (a retry parked again keeps its place in line). */
   readonly parkedAt: number;
-  nudge(): void;
+  /** Set by a release: the milliseconds to wait for its place in the release's pace. */
+  paced?: number | undefined;
+  /** Ends the sleep it is in. */
+  waking?: AbortController;
 }
 
-/** What one store keeps of the gate in this process: each key's parked retries, oldest first. */
-interface Local {
-  readonly queues: Map<string, Parked[]>;
-  /** Each key's release credit: successes earn it, a release spends 1. */
-  readonly credit: Map<string, number>;
-  /** Each key's next free place in the release's pace (epoch ms). */
-  readonly nextRelease: Map<string, number>;
-  /** Each key's release under way: when it began, and when its first retry was parked. */
-  readonly wave: Map<string, [number, number]>;
+const nudge = (parked: Parked | undefined) => parked?.waking?.abort();
+
+/**
+ * What this process keeps of one key's parked retries: they and the release under way, in one
+ * record, kept only while a retry is parked on the key (it goes with the last of them).
+ */
+interface Line {
+  /** The parked retries, oldest first. */
+  readonly parked: Parked[];
+  /** Release credit: successes earn it, a release spends 1. */
+  credit: number;
+  /** The next free place in the release's pace (epoch ms; 0 before the first release). */
+  nextRelease: number;
+  /** The release under way: when it began, and when its first retry was parked. */
+  wave?: readonly [number, number];
 }
+
+/** What one store keeps of the gate in this process: a line per key with retries parked on it. */
+type Lines = Map<string, Line>;
 
 // Keyed by the store, so that every client sharing a store (and so a key's health) shares its
 // parked retries in this process, and a release wakes theirs too.
-const locals = new WeakMap<object, Local>();
+const linesByStore = new WeakMap<object, Lines>();
 
-function localOf(store: GuardStore): Local {
-  let local = locals.get(store);
-  if (!local) {
-    local = { queues: new Map(), credit: new Map(), nextRelease: new Map(), wave: new Map() };
-    locals.set(store, local);
+function linesOf(store: GuardStore): Lines {
+  let lines = linesByStore.get(store);
+  if (!lines) {
+    lines = new Map();
+    linesByStore.set(store, lines);
   }
-  return local;
+  return lines;
 }
 
 /**
@@ -419,6 +447,13 @@ export interface BoundGate {
    * store it reads what this process knows (see `sharedGate`).
    */
   quiet(): boolean;
+  /**
+   * A first attempt admitted at once (see {@link quiet}) succeeded. While it was out, a key may
+   * have failed (and been held, its retries parked): the success is then counted as the attempt
+   * loop counts one, so it frees the key and releases its parked retries. Nothing to do, and no
+   * clock read, while the gate is still quiet.
+   */
+  recordAtOnce(request: GuardRequest, clock: Clock): void;
 }
 
 /**
@@ -444,7 +479,7 @@ export function recoveryGate(options: RecoveryGateValueOptions = {}): RecoveryGa
       state(key) {
         const slot = home.table<GateState, RecoveryGateConfig>('gates', idle)?.get(key);
         const settled = home.settled();
-        const parked = settled === undefined ? 0 : (localOf(settled).queues.get(key)?.length ?? 0);
+        const parked = settled === undefined ? 0 : (linesOf(settled).get(key)?.parked.length ?? 0);
         return { holding: slot?.state.holding === true, failures: slot?.state.failures ?? 0, parked };
       },
     },
@@ -463,45 +498,53 @@ function bindGate(
   keyOf: (request: GuardRequest) => string,
 ): BoundGuard & BoundGate {
   const ops = gateOps(store);
-  const { queues, credit, nextRelease, wave } = localOf(store);
+  const lines = linesOf(store);
+  const release = (key: string, now: number) => releaseParked(lines, config, key, now);
   return {
     kind: 'gate',
     keyOf,
     quiet: ops.quiet,
-    session: (context) => gateSession(context, config, ops, { queues, release, done }),
+    recordAtOnce(request, clock) {
+      if (ops.quiet()) return;
+      const key = keyOf(request);
+      // The response is the caller's already: a store that fails to count it matters to nobody now.
+      forget(
+        then(ops.record(key, config, 'success', false, 0, clock.now()), () => release(key, clock.now())),
+      );
+    },
+    session: (context) => gateSession(context, config, ops, { lines, release }),
   };
+}
 
-  /** A key's release is over (nothing parked on it): what paced it goes too. */
-  function done(key: string): void {
-    credit.delete(key);
-    nextRelease.delete(key);
-    wave.delete(key);
+/**
+ * A success to `key`: earns releasePerSuccess of a release; the oldest parked retries go, each at
+ * its place in the release's pace.
+ */
+function releaseParked(lines: Lines, config: RecoveryGateConfig, key: string, now: number): void {
+  const line = lines.get(key);
+  if (!line) return;
+  const waiting = line.parked;
+  let earned = line.credit + config.releasePerSuccess;
+  let slot = Math.max(now, line.nextRelease);
+  // The release replays the spacing in which the retries were parked (the pace their requests
+  // came at before the outage), compressed by releasePace: measured from the first release.
+  if (!line.wave && waiting[0]) line.wave = [now, waiting[0].parkedAt];
+  const [start, firstParked] = line.wave ?? [now, now];
+  while (earned >= 1 && waiting.length) {
+    const next = waiting.shift() as Parked;
+    slot = Math.max(slot, start + (next.parkedAt - firstParked) * config.releasePace);
+    next.paced = slot - now;
+    nudge(next);
+    slot += config.releaseGapMs;
+    earned -= 1;
   }
-
-  /** A success to `key`: earns releasePerSuccess of a release; the oldest parked retries go, each after a spread. */
-  function release(key: string, now: number): void {
-    const waiting = queues.get(key);
-    let earned = (credit.get(key) ?? 0) + config.releasePerSuccess;
-    let slot = Math.max(now, nextRelease.get(key) ?? now);
-    // The release replays the spacing in which the retries were parked (the pace their requests
-    // came at before the outage), compressed by releasePace: measured from the first release.
-    if (!wave.has(key) && waiting?.[0]) wave.set(key, [now, waiting[0].parkedAt]);
-    const [start, firstParked] = wave.get(key) ?? [now, now];
-    while (earned >= 1 && waiting?.length) {
-      const next = waiting.shift() as Parked;
-      slot = Math.max(slot, start + (next.parkedAt - firstParked) * config.releasePace);
-      next.wake('released', slot - now);
-      slot += config.releaseGapMs;
-      earned -= 1;
-    }
-    // The next in line is now the oldest: it starts asking for the probe place, so it is not left
-    // asleep if the retries just released bring no success.
-    waiting?.[0]?.nudge();
-    if (waiting?.length) {
-      credit.set(key, earned);
-      nextRelease.set(key, slot);
-    } else done(key);
-  }
+  // The next in line is now the oldest: it starts asking for the probe place, so it is not left
+  // asleep if the retries just released bring no success.
+  nudge(waiting[0]);
+  if (waiting.length) {
+    line.credit = earned;
+    line.nextRelease = slot;
+  } else lines.delete(key);
 }
 
 /** What a parked retry needs of its request and its gate. */
@@ -509,148 +552,183 @@ interface ParkContext {
   readonly session: SessionContext;
   readonly config: RecoveryGateConfig;
   readonly ops: GateOps;
-  readonly queues: Map<string, Parked[]>;
-  readonly leaseMs: number;
-  /** The key has no parked retry left: its release under way, if any, is over. */
-  readonly done: (key: string) => void;
+  readonly lines: Lines;
+  readonly lease: ProbeLease;
   /** Releases the oldest parked retries of a key as a success does, at the release's pace. */
   readonly release: (key: string, now: number) => void;
+}
+
+/** The key's probe place as one request holds it (see {@link LEASE_MARGIN_MS}). */
+interface ProbeLease {
+  /** How long the store keeps it. */
+  readonly storeMs: number;
+  /** The store gave the request the probe place, asked at `at`. */
+  granted(at: number): void;
+  /** Whether the request's attempt holds the probe place still (its own to free); let go either way. */
+  holds(): boolean;
+  /** The attempt ends with nothing to count, or is not sent after all: the probe place, if its own, is freed. */
+  free(): Promise<void> | undefined;
+}
+
+function probeLease(session: SessionContext, config: RecoveryGateConfig, ops: GateOps): ProbeLease {
+  const { key, policy } = session;
+  const { clock } = policy;
+  // From the moment it asked: the attempt's timeout (else PROBE_LEASE_MS), plus a margin.
+  const counted = (policy.timeout ?? PROBE_LEASE_MS) + LEASE_MARGIN_MS;
+  let until: number | undefined;
+  const lease: ProbeLease = {
+    storeMs: counted + LEASE_MARGIN_MS,
+    granted(at) {
+      until = at + counted;
+    },
+    holds() {
+      const own = until !== undefined && clock.now() < until;
+      until = undefined;
+      return own;
+    },
+    free() {
+      if (!lease.holds()) return undefined;
+      return then(ops.record(key, config, 'ignored', true, 0, clock.now()), () => undefined);
+    },
+  };
+  return lease;
 }
 
 function gateSession(
   session: SessionContext,
   config: RecoveryGateConfig,
   ops: GateOps,
-  local: {
-    readonly queues: Map<string, Parked[]>;
-    readonly release: (key: string, now: number) => void;
-    readonly done: (key: string) => void;
-  },
+  local: { readonly lines: Lines; readonly release: (key: string, now: number) => void },
 ) {
-  const { queues, release } = local;
+  const { lines, release } = local;
   const { key, policy } = session;
   const { clock } = policy;
-  const park: ParkContext = {
-    session,
-    config,
-    ops,
-    queues,
-    leaseMs: policy.timeout ?? PROBE_LEASE_MS,
-    done: local.done,
-    release,
-  };
-  // Whether the attempt this session admitted holds the key's probe place.
-  let probing = false;
+  const lease = probeLease(session, config, ops);
+  const park: ParkContext = { session, config, ops, lines, lease, release };
+  // The admitted attempt's signal: a store's answer is not awaited past its abort.
+  let signal: AbortSignal | undefined;
   /** What the gate said: a parked retry waits, then goes or is refused. */
-  const decide = (verdict: GateVerdict, attempt: LoopAttempt, deadlineAt: number) => {
-    probing = verdict === 'probe';
+  const decide = (verdict: GateVerdict | 'deadline', attempt: LoopAttempt, deadlineAt: number) => {
+    if (verdict === 'deadline') return refusalFor(park, attempt, verdict);
     if (verdict !== 'park') return undefined;
-    return parkRetry(park, attempt, deadlineAt).then((reason) => {
-      probing = reason === 'probe';
-      return refusalFor(park, attempt, reason);
-    });
-  };
-  /** Each success sends the next parked retry on its way: released at the pace the server answers. */
-  const released = (recovered: boolean, health: Health) => {
-    if ((recovered || health === 'success') && queues.get(key)?.length) release(key, clock.now());
+    return parkRetry(park, attempt, deadlineAt).then((reason) => refusalFor(park, attempt, reason));
   };
   return {
     admit(attempt: LoopAttempt, deadlineAt: number): Refusal | undefined | Promise<Refusal | undefined> {
+      signal = attempt.signal;
       if (attempt.attempt === 1) return undefined;
       // While older retries wait for their release, a new one waits behind them.
-      if (queues.get(key)?.length) return decide('park', attempt, deadlineAt);
-      const verdict = ops.admit(key, config, clock.now(), park.leaseMs);
+      if (lines.has(key)) return decide('park', attempt, deadlineAt);
+      const verdict = ask(park, attempt);
       return verdict instanceof Promise
         ? verdict.then((answer) => decide(answer, attempt, deadlineAt))
         : decide(verdict, attempt, deadlineAt);
     },
     record(health: Health): Promise<void> | undefined {
-      const probe = probing;
-      probing = false;
+      const probe = lease.holds();
       const probeWait = config.probeMs * (0.5 + policy.random());
-      const recovered = ops.record(key, config, health, probe, probeWait, clock.now());
-      if (recovered instanceof Promise) return recovered.then((answer) => released(answer, health));
-      released(recovered, health);
-      return undefined;
+      // Each success sends the next parked retry on its way: released at the pace the server
+      // answers, once the store has counted it.
+      const counted = then(ops.record(key, config, health, probe, probeWait, clock.now()), () => {
+        if (health === 'success') release(key, clock.now());
+      });
+      if (!(counted instanceof Promise)) return undefined;
+      // The count goes on whatever happens; an abort ends the wait for it, as it ends every wait.
+      // (A signal aborted already, by the attempt's own timeout, is no reason not to wait.)
+      return !signal || signal.aborted ? counted : unlessAborted(counted, signal);
     },
     // A later guard refused the attempt, or admission failed: not sent, so the probe place goes.
-    unsent(): Promise<void> | undefined {
-      return this.abandon();
-    },
-    abandon(): Promise<void> | undefined {
-      const probe = probing;
-      probing = false;
-      if (!probe) return undefined;
-      const recorded = ops.record(key, config, 'ignored', true, 0, clock.now());
-      return recorded instanceof Promise ? recorded.then(() => undefined) : undefined;
-    },
+    unsent: lease.free,
+    abandon: lease.free,
   };
+}
+
+/** Lets a store's bookkeeping finish on its own: its failure matters to nobody now. */
+function forget(answer: StoreAnswer<unknown>): void {
+  if (answer instanceof Promise) answer.catch(() => {});
+}
+
+/**
+ * Asks the store whether a retry may go; a `probe` verdict gives the request the probe place, from
+ * the moment it asked. A store that answers through a promise is raced with the request's signal,
+ * as the gate's sleeps are: the caller's abort rejects at once, the deadline's answers `deadline`
+ * (see {@link endedByDeadline}); a probe place given after that is freed.
+ */
+function ask(park: ParkContext, attempt: LoopAttempt): StoreAnswer<GateVerdict | 'deadline'> {
+  const { ops, config, lease, session } = park;
+  const at = session.policy.clock.now();
+  const answer = then(ops.admit(session.key, config, at, lease.storeMs), (verdict) => {
+    if (verdict === 'probe') lease.granted(at);
+    // Nobody waits for it any more: the probe place goes back.
+    if (attempt.signal?.aborted) forget(lease.free());
+    return verdict;
+  });
+  if (!(answer instanceof Promise) || !attempt.signal) return answer;
+  return unlessAborted(answer, attempt.signal).then((verdict) => {
+    if (verdict !== undefined) return verdict;
+    endedByDeadline(attempt);
+    return 'deadline';
+  });
+}
+
+/**
+ * `pending` (a store's answer, its work going on regardless), or `undefined` as soon as `signal`
+ * aborts. A listener of its own rather than AbortSignal.any, whose combined signal Node 20 can
+ * garbage-collect while it is still awaited.
+ */
+function unlessAborted<T>(pending: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  return new Promise((resolve, reject) => {
+    const stop = () => resolve(undefined);
+    const done = () => signal.removeEventListener('abort', stop);
+    signal.addEventListener('abort', stop, { once: true });
+    pending.then(
+      (value) => {
+        done();
+        resolve(value);
+      },
+      (error: unknown) => {
+        done();
+        reject(error);
+      },
+    );
+  });
 }
 
 /**
  * Parks a retry until a success releases it, its turn to probe comes, or its time is up:
- * `maxParkMs`, its `maxDelay` or its deadline, whichever is first. One sleep at a time per parked
- * retry: the oldest sleeps a probe interval at a time and then asks for the probe place; the
- * others sleep until their time is up or something wakes them. Says how the wait ended.
+ * `maxParkMs`, its `maxDelay` or its deadline, whichever is first. A released retry that finds
+ * the key held again once its place in the release's pace comes waits in line again, in its
+ * place. Says how the wait ended.
  */
 async function parkRetry(
   park: ParkContext,
   attempt: LoopAttempt,
   deadlineAt: number,
 ): Promise<ReleaseReason> {
-  const { session, config, ops, queues } = park;
+  const { session, config, ops } = park;
   const { key, policy, emit } = session;
   const { clock } = policy;
   const since = clock.now();
   if (endedByDeadline(attempt)) return 'deadline';
-  const waiting = queues.get(key) ?? [];
-  queues.set(key, waiting);
+  const parked: Parked = { parkedAt: since };
+  let line = join(park, parked);
   emit({ type: 'retry-parked', attempt: attempt.attempt, key, failures: ops.failures(key) });
   const untilAt = since + Math.max(0, Math.min(config.maxParkMs, policy.maxDelay, deadlineAt - since));
-  let reason: ReleaseReason | undefined;
-  let nudge: AbortController | undefined;
-  let paced = 0;
-  const parked: Parked = {
-    parkedAt: since,
-    wake(how, after = 0) {
-      reason = how;
-      paced = after;
-      nudge?.abort();
-    },
-    nudge: () => nudge?.abort(),
-  };
-  waiting.push(parked);
   // The caller's abort (or the deadline's) ends the sleep at once: a listener of its own rather than
   // AbortSignal.any, whose combined signal Node 20 can garbage-collect while it is still awaited.
-  const onAbort = () => nudge?.abort();
+  const onAbort = () => nudge(parked);
   attempt.signal?.addEventListener('abort', onAbort, { once: true });
+  let reason: ReleaseReason | undefined;
   try {
     while (reason === undefined) {
-      const now = clock.now();
-      if (now >= untilAt) {
-        reason = await lastWord(park, now, untilAt === deadlineAt);
-        break;
-      }
-      const head = waiting[0] === parked;
-      const step = head ? Math.min(config.probeMs * (0.5 + policy.random()), untilAt - now) : untilAt - now;
-      nudge = new AbortController();
-      await clock.sleep(step, nudge.signal).catch(() => {});
-      if (endedByDeadline(attempt)) reason = 'deadline';
-      if (reason !== undefined || !head || waiting[0] !== parked || clock.now() >= untilAt) continue;
-      // (Given the probe place, it goes as the probe even if released meanwhile: its end frees it.)
-      const asked = await askAsOldest(park, attempt);
-      if (asked) reason = asked;
-    }
-    // A released retry waits for its place in the release's pace, plus a short spread, so a
-    // release is not a spike.
-    if (reason === 'released') {
-      const wait = Math.min(paced + policy.random() * config.spreadMs, untilAt - clock.now());
-      if (wait > 0) await clock.sleep(wait, attempt.signal).catch(rethrowUnlessDeadline(attempt));
-      if (endedByDeadline(attempt)) reason = 'deadline';
+      reason = await waitInLine(park, attempt, parked, line, untilAt, untilAt === deadlineAt);
+      if (reason !== 'released') break;
+      reason = await waitForPlace(park, attempt, parked, untilAt);
+      if (reason === undefined) line = join(park, parked);
     }
   } finally {
     attempt.signal?.removeEventListener('abort', onAbort);
-    leave(park, waiting, parked);
+    leave(park, line, parked);
     session.waited(attempt.attempt, 'parked', since, true);
   }
   emit({ type: 'retry-released', attempt: attempt.attempt, key, reason, waited: clock.now() - since });
@@ -658,44 +736,89 @@ async function parkRetry(
 }
 
 /**
- * The oldest parked retry asks for the probe place: it goes as the probe when no probe is in flight;
- * once the key is no longer held (another client's or process's success, state forgotten), the
- * release starts, waking it at the release's pace. A shared store answers through a promise: an
- * abort meanwhile ends the wait, unless the probe place was given (the loop, seeing the abort,
- * abandons the attempt, which frees it).
+ * A parked retry waits in line until a release wakes it, its turn to probe comes, or its time is
+ * up. One sleep at a time: the oldest sleeps a probe interval at a time and then asks for the probe
+ * place; the others sleep until their time is up or something wakes them.
  */
-async function askAsOldest(park: ParkContext, attempt: LoopAttempt): Promise<ReleaseReason | undefined> {
-  const { ops, config, leaseMs, session } = park;
-  const { key, policy } = session;
-  let verdict = ops.admit(key, config, policy.clock.now(), leaseMs);
-  if (verdict instanceof Promise) {
-    verdict = await verdict;
-    if (verdict !== 'probe' && endedByDeadline(attempt)) return 'deadline';
+async function waitInLine(
+  park: ParkContext,
+  attempt: LoopAttempt,
+  parked: Parked,
+  line: Line,
+  untilAt: number,
+  atDeadline: boolean,
+): Promise<ReleaseReason> {
+  const { config, session } = park;
+  const { policy } = session;
+  const { clock } = policy;
+  while (parked.paced === undefined) {
+    const now = clock.now();
+    if (now >= untilAt) {
+      // Time is up: unless the key is clear by now (one last question), the gate gives up on it.
+      if (atDeadline) return 'deadline';
+      const last = await ask(park, attempt);
+      return last === 'go' ? 'released' : last === 'park' ? 'max-wait' : last;
+    }
+    const head = line.parked[0] === parked;
+    const step = head ? Math.min(config.probeMs * (0.5 + policy.random()), untilAt - now) : untilAt - now;
+    parked.waking = new AbortController();
+    await clock.sleep(step, parked.waking.signal).catch(() => {});
+    if (endedByDeadline(attempt)) return 'deadline';
+    if (parked.paced !== undefined || !head || line.parked[0] !== parked || clock.now() >= untilAt) continue;
+    // The oldest asks for the probe place: it goes as the probe when no probe is in flight (even if
+    // released meanwhile: its end frees the place); once the key is no longer held (another
+    // client's or process's success, state forgotten), the release starts, waking it at its pace.
+    const verdict = await ask(park, attempt);
+    if (verdict === 'probe' || verdict === 'deadline') return verdict;
+    if (verdict === 'go') park.release(session.key, clock.now());
   }
-  if (verdict === 'probe') return 'probe';
-  if (verdict === 'go') park.release(key, policy.clock.now());
+  return 'released';
+}
+
+/**
+ * A released retry waits for its place in the release's pace, plus a short spread, so a release is
+ * not a spike. Having waited, it asks the gate again before it goes: a key held again meanwhile (a
+ * new streak of failures, a failed probe) parks it again (`undefined`) rather than letting it fire
+ * into an origin that fails again.
+ */
+async function waitForPlace(
+  park: ParkContext,
+  attempt: LoopAttempt,
+  parked: Parked,
+  untilAt: number,
+): Promise<ReleaseReason | undefined> {
+  const { policy } = park.session;
+  const { clock } = policy;
+  const wait = Math.min((parked.paced ?? 0) + policy.random() * park.config.spreadMs, untilAt - clock.now());
+  if (wait > 0) await clock.sleep(wait, attempt.signal).catch(rethrowUnlessDeadline(attempt));
+  if (endedByDeadline(attempt)) return 'deadline';
+  const verdict = wait > 0 ? await ask(park, attempt) : 'go';
+  if (verdict !== 'park') return verdict === 'go' ? 'released' : verdict;
+  parked.paced = undefined;
   return undefined;
 }
 
-/** Time is up: unless the key is clear by now (one last question), the gate gives up on it. */
-async function lastWord(park: ParkContext, now: number, atDeadline: boolean): Promise<ReleaseReason> {
-  if (atDeadline) return 'deadline';
-  const { ops, config, leaseMs, session } = park;
-  const last = await ops.admit(session.key, config, now, leaseMs);
-  return last === 'probe' ? 'probe' : last === 'go' ? 'released' : 'max-wait';
+/** A parked retry takes its place in its key's line: by when it was parked (a retry parked again keeps its place). */
+function join(park: ParkContext, parked: Parked): Line {
+  const { lines, session } = park;
+  let line = lines.get(session.key);
+  if (!line) {
+    line = { parked: [], credit: 0, nextRelease: 0 };
+    lines.set(session.key, line);
+  }
+  const after = line.parked.findIndex((other) => other.parkedAt > parked.parkedAt);
+  line.parked.splice(after < 0 ? line.parked.length : after, 0, parked);
+  return line;
 }
 
-/** A parked retry leaves its queue; the next becomes the oldest, and an empty queue ends the release. */
-function leave(park: ParkContext, waiting: Parked[], parked: Parked): void {
-  const { queues, session } = park;
-  const at = waiting.indexOf(parked);
-  if (at >= 0) waiting.splice(at, 1);
+/** A parked retry leaves its line; the next becomes the oldest, and the last one out ends the line. */
+function leave(park: ParkContext, line: Line, parked: Parked): void {
+  const { lines, session } = park;
+  const at = line.parked.indexOf(parked);
+  if (at >= 0) line.parked.splice(at, 1);
   // The next in line becomes the oldest: it starts asking for the probe place.
-  if (at === 0) waiting[0]?.nudge();
-  if (waiting.length === 0 && queues.get(session.key) === waiting) {
-    queues.delete(session.key);
-    park.done(session.key);
-  }
+  if (at === 0) nudge(line.parked[0]);
+  if (line.parked.length === 0 && lines.get(session.key) === line) lines.delete(session.key);
 }
 
 /**

@@ -466,6 +466,8 @@ export async function runHttpRequest<R>(
   if (signal?.aborted || failed || spentUntil !== undefined) {
     return runLoop(exchange, options, signal, request, { ok: true, value });
   }
+  // Admitted while the gate was quiet: a key that failed since learns of this success too.
+  guards.gate?.recordAtOnce(request, policy.clock);
   return {
     response: value,
     info: new SettledRetryInfo(options.requestId, {
