@@ -94,7 +94,18 @@ const viewer = await startViewer({ viewerDir, recording: recording() });
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  // The same quiet, loopback-only browser as the tests' (test/support/chromium.ts): no background
+  // traffic competes with the render being timed, and no host beyond this machine is reached.
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
+  ],
 });
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # What Retryline's tests need beyond npm packages, installed from the system's package manager:
-# Debian's Chromium for the browser and extension tests (never a browser downloaded by a test
-# tool), and redis-server for the Redis store's tests (they start their own, on a free port).
+# Debian's Chromium and Firefox ESR for the browser and extension tests (never a browser
+# downloaded by a test tool), and redis-server for the Redis store's tests (they start their own,
+# on a free port).
 set -euo pipefail
 
+# Each command the tests run, and the Debian package that provides it.
+declare -A packages=([chromium]=chromium [firefox-esr]=firefox-esr [redis-server]=redis-server)
+
 missing=()
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+for command in chromium firefox-esr redis-server; do
+  command -v "$command" >/dev/null 2>&1 || missing+=("${packages[$command]}")
+done
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "bootstrap: chromium ($(command -v chromium)) and redis-server ($(command -v redis-server)) are installed"
+  echo "bootstrap: chromium ($(command -v chromium)), firefox-esr ($(command -v firefox-esr)) and redis-server ($(command -v redis-server)) are installed"
   exit 0
 fi
 

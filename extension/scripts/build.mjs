@@ -6,19 +6,27 @@
  *   dist/viewer/    the panel as a plain page that opens a recording (`retryline view events.json`)
  *
  * Usage: `pnpm --filter @retryline/devtools build` (release: minified). `--dev` keeps names and
- * whitespace for debugging. Offline: esbuild only, and `@retryline/core` is read from its source.
+ * whitespace for debugging (and esbuild's `// path` comment before each bundled module, which tells
+ * a linter's finding in our code from one in a dependency's). `--out DIR` writes the three builds
+ * under DIR instead of dist/. Offline: esbuild only, and `@retryline/core` is read from its source.
  */
 
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { ICON_SIZES, iconPng } from './icons.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const src = join(root, 'src');
-const dist = join(root, 'dist');
 const dev = process.argv.includes('--dev');
+const out = process.argv.indexOf('--out');
+if (out !== -1 && !process.argv[out + 1]) {
+  console.error('[retryline devtools] --out needs a directory');
+  process.exit(1);
+}
+const dist = out === -1 ? join(root, 'dist') : resolve(process.argv[out + 1] ?? '');
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 
 /** esbuild options every bundle shares. */
@@ -64,19 +72,21 @@ if (missing.length > 0) {
 /**
  * The manifest both browsers share; `forBrowser` adds what differs. Permissions, each needed:
  * - `storage`: `storage.session` keeps each tab's timeline while the worker is suspended.
- * - `webNavigation`: `onCommitted` of a tab's top frame marks page boundaries (Preserve log).
- * No `tabs`: `sender.tab.id` and `sender.url` of a content script's message need no permission,
- * and `tabs.onRemoved` gives the id of a closed tab without it. No host permissions beyond the
- * content scripts' matches, and no `externally_connectable`: no web page or other extension can
- * message the worker.
+ * No `webNavigation` (Chrome warns on install that it can "Read your browsing history"): the relay in a
+ * tab's top frame tells the worker of each new document itself, which marks page boundaries
+ * (Preserve log). No `tabs`: `sender.tab.id`, `sender.frameId` and `sender.url` of a content
+ * script's message need no permission, and `tabs.onRemoved` gives the id of a closed tab without
+ * it. No host permissions beyond the content scripts' matches, and no `externally_connectable`: no
+ * web page or other extension can message the worker.
  */
 const manifest = {
   manifest_version: 3,
   name: 'Retryline',
   version: pkg.version,
   description: 'Every request’s retries, waits and guards as a timeline in DevTools.',
+  icons: Object.fromEntries(ICON_SIZES.map((size) => [String(size), `icons/icon-${size}.png`])),
   devtools_page: 'devtools.html',
-  permissions: ['storage', 'webNavigation'],
+  permissions: ['storage'],
   content_scripts: [
     {
       // Defines the hook before any page script runs, in the page's own world, so core sees it.
@@ -114,20 +124,34 @@ function forBrowser(browser) {
   }
   return {
     ...withAfterDevtools({ background: { scripts: ['background.js'] } }),
-    // 128: `world: 'MAIN'` content scripts (storage.session is 115).
-    browser_specific_settings: { gecko: { id: 'devtools@retryline.dev', strict_min_version: '128.0' } },
+    browser_specific_settings: {
+      gecko: {
+        id: 'devtools@retryline.dev',
+        // 140 (ESR): the first to read `data_collection_permissions`; `world: 'MAIN'` content
+        // scripts need 128, storage.session 115.
+        strict_min_version: '140.0',
+        // Nothing leaves the browser: events go from the page to this extension's own pages only.
+        // https://extensionworkshop.com/documentation/develop/firefox-builtin-data-consent/
+        data_collection_permissions: { required: ['none'] },
+      },
+      // Firefox for Android reads `data_collection_permissions` from 142 (it has no DevTools panel,
+      // but an Android version is checked against the same key).
+      gecko_android: { strict_min_version: '142.0' },
+    },
   };
 }
 
+/** Writes a build: each file's text, bytes, or `{ copy: source }`; names may hold a folder. */
 async function emit(dir, files) {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   await Promise.all(
-    Object.entries(files).map(([name, content]) =>
-      typeof content === 'string'
-        ? writeFile(join(dir, name), content)
-        : copyFile(content.copy, join(dir, name)),
-    ),
+    Object.entries(files).map(async ([name, content]) => {
+      const target = join(dir, name);
+      await mkdir(dirname(target), { recursive: true });
+      if (typeof content === 'string' || content instanceof Uint8Array) await writeFile(target, content);
+      else await copyFile(content.copy, target);
+    }),
   );
 }
 
@@ -150,6 +174,7 @@ const pages = {
   'panel.css': panelCss,
   'devtools.html': { copy: join(src, 'devtools.html') },
   'panel.html': { copy: join(src, 'panel.html') },
+  ...Object.fromEntries(ICON_SIZES.map((size) => [`icons/icon-${size}.png`, iconPng(size)])),
 };
 
 await Promise.all([
@@ -172,6 +197,6 @@ await Promise.all([
 
 const kb = (text) => `${(Buffer.byteLength(text) / 1024).toFixed(1)} KB`;
 console.log(
-  `[retryline devtools] ${dev ? 'dev' : 'release'} build ${pkg.version} → dist/chrome, dist/firefox, dist/viewer` +
+  `[retryline devtools] ${dev ? 'dev' : 'release'} build ${pkg.version} → ${out === -1 ? 'dist' : dist}/{chrome,firefox,viewer}` +
     ` (hook ${kb(hook)}, relay ${kb(relay)}, worker ${kb(workerEsm)}, panel ${kb(panel)}, viewer ${kb(viewer)})`,
 );

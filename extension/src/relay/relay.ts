@@ -1,12 +1,20 @@
 /**
  * ISOLATED-world content script, document_start: passes the hook's events from the
- * page to the service worker. It reads only what {@link acceptPageMessage} lets through, calls
- * nothing the page supplies, and says nothing back but "ready".
+ * page to the service worker, and, in a tab's top frame, tells it of each new document. It reads
+ * only what {@link acceptPageMessage} lets through, calls nothing the page supplies, and says
+ * nothing back but "ready".
  */
 
 import browser from 'webextension-polyfill';
 import { targetOrigin } from '../page/page-hook';
+import { NAMESPACE, PROTOCOL_VERSION, type RelayDocumentMessage } from '../shared/protocol';
 import { acceptPageMessage, RELAY_READY } from './accept';
+
+const NEW_DOCUMENT: RelayDocumentMessage = Object.freeze({
+  ns: NAMESPACE,
+  v: PROTOCOL_VERSION,
+  kind: 'document',
+});
 
 const page = { window, location: { origin: location.origin, protocol: location.protocol } };
 const origin = targetOrigin(page.location);
@@ -42,6 +50,23 @@ function onMessage(event: MessageEvent): void {
   }
 }
 
+/** This tab's top frame shows a new document: the worker marks the boundary between pages. */
+function reportDocument(): void {
+  if (alive && window === window.top) forward(NEW_DOCUMENT);
+}
+
 // Capture phase on the window: registered before any page script, it sees every message first.
 window.addEventListener('message', onMessage, true);
+// A document restored from the back/forward cache is shown again without its content scripts
+// running anew; the browser fires a trusted `pageshow` with `persisted` set
+// (https://html.spec.whatwg.org/multipage/nav-history-apis.html#dom-pagetransitionevent-persisted).
+window.addEventListener(
+  'pageshow',
+  (event) => {
+    if (event.isTrusted && event.persisted) reportDocument();
+  },
+  true,
+);
+// Sent before the first batch of this document's events, so the worker clears the old page first.
+reportDocument();
 window.postMessage(RELAY_READY, origin);

@@ -3,7 +3,7 @@
  * service worker, the panel and the standalone viewer. Nothing here runs; it names the messages.
  *
  *   page (MAIN world)  --window.postMessage(PageMessage)-->  relay (ISOLATED world)
- *   relay  --runtime.sendMessage(RelayMessage)-->  service worker (per-tab ring, storage.session)
+ *   relay  --runtime.sendMessage(RelayMessage | RelayDocumentMessage)-->  service worker (per-tab ring, storage.session)
  *   panel  <--runtime.connect({ name: PANEL_PORT }): PanelRequest / WorkerUpdate-->  service worker
  */
 
@@ -77,6 +77,19 @@ export interface RelayMessage {
   readonly v: typeof PROTOCOL_VERSION;
   readonly kind: 'events';
   readonly events: readonly unknown[];
+}
+
+/**
+ * The relay of a tab's top frame → the worker: "this tab shows a new document", sent when the relay
+ * starts (content scripts run once per document, at document_start) and when a document comes back
+ * from the back/forward cache (shown again without running them). It marks the boundary between
+ * pages, so the extension needs no `webNavigation` permission. It carries nothing else: the worker
+ * reads the tab, the frame and the URL from the message's sender, as the browser fills them in.
+ */
+export interface RelayDocumentMessage {
+  readonly ns: typeof NAMESPACE;
+  readonly v: typeof PROTOCOL_VERSION;
+  readonly kind: 'document';
 }
 
 /**

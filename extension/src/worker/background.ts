@@ -1,7 +1,7 @@
 /**
  * The service worker: keeps each tab's ring of recent requests, mirrors it to
  * `storage.session` so a suspended or killed worker loses nothing it recorded more than a write
- * ago, resets it on navigation (unless Preserve log), drops it when the tab closes, and feeds the
+ * ago, resets it on a new document (unless Preserve log), drops it when the tab closes, and feeds the
  * panels. Every listener is registered synchronously at the top level, as MV3 requires for a
  * worker woken by an event.
  */
@@ -9,7 +9,13 @@
 import browser, { type Runtime } from 'webextension-polyfill';
 import { PANEL_PORT, type WorkerUpdate } from '../shared/protocol';
 import { sanitizeEvents } from '../shared/schema';
-import { isRelayMessage, parsePanelRequest, senderOrigin } from './messages';
+import {
+  isDocumentMessage,
+  isRelayMessage,
+  newDocumentOf,
+  parsePanelRequest,
+  senderOrigin,
+} from './messages';
 import { chunkKeysOf, indexKey, restoreTabLog } from './persistence';
 import { createSessionWriter } from './session-writer';
 import {
@@ -107,10 +113,31 @@ function broadcast(tabId: number, update: WorkerUpdate): void {
   }
 }
 
-// Events from the relay of a page (any frame) of a tab.
+/**
+ * A new document in a tab's top frame, as its relay reports it: the boundary between pages. The
+ * time is the worker's, when it hears of it; the notice is sent before any event of the document.
+ */
+function onNewDocument(sender: Runtime.MessageSender): void {
+  const page = newDocumentOf(sender);
+  if (!page) return;
+  const { tabId, url } = page;
+  withTab(tabId, false, (log) => {
+    const { cleared, added } = navigate(log, url, Date.now());
+    if (!cleared && added.length === 0) return;
+    writer.persist(tabId);
+    if (cleared) broadcast(tabId, { kind: 'cleared', tabId });
+    if (added.length > 0) broadcast(tabId, { kind: 'append', tabId, entries: added });
+  });
+}
+
+// Events, and new documents, from the relay of a page (any frame) of a tab.
 browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.MessageSender) => {
   const tabId = sender.tab?.id;
   if (sender.id !== browser.runtime.id || typeof tabId !== 'number' || tabId < 0) return;
+  if (isDocumentMessage(message)) {
+    onNewDocument(sender);
+    return;
+  }
   if (!isRelayMessage(message)) return;
   const events = sanitizeEvents(message.events);
   if (events.length === 0) return;
@@ -121,20 +148,6 @@ browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.Message
     if (added.length === 0) return;
     writer.persist(tabId);
     broadcast(tabId, { kind: 'append', tabId, entries: added });
-  });
-});
-
-// A new document in a tab's top frame: the boundary between pages.
-browser.webNavigation.onCommitted.addListener((details) => {
-  // frameId 0 is the top frame; a tab id of -1 is a document outside any tab.
-  if (details.frameId !== 0 || details.tabId < 0) return;
-  const { tabId } = details;
-  withTab(tabId, false, (log) => {
-    const { cleared, added } = navigate(log, details.url, details.timeStamp);
-    if (!cleared && added.length === 0) return;
-    writer.persist(tabId);
-    if (cleared) broadcast(tabId, { kind: 'cleared', tabId });
-    if (added.length > 0) broadcast(tabId, { kind: 'append', tabId, entries: added });
   });
 });
 

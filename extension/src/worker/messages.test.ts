@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_BATCH, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
-import { isRelayMessage, originOf, parsePanelRequest, senderOrigin } from './messages';
+import {
+  isDocumentMessage,
+  isRelayMessage,
+  newDocumentOf,
+  originOf,
+  parsePanelRequest,
+  senderOrigin,
+} from './messages';
 
 describe('parsePanelRequest', () => {
   it('accepts the panel’s requests', () => {
@@ -74,5 +81,34 @@ describe('senderOrigin', () => {
     const b = senderOrigin({ url: 'data:text/html,x', frameId: 5 });
     expect([a, b]).toEqual(['null (frame 4)', 'null (frame 5)']);
     expect(senderOrigin({})).toBe('null');
+  });
+});
+
+describe('a relay’s new-document notice', () => {
+  const notice = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'document' };
+
+  it('is known by namespace, version and kind, and is not a batch of events', () => {
+    expect(isDocumentMessage(notice)).toBe(true);
+    expect(isRelayMessage(notice)).toBe(false);
+    for (const value of [
+      null,
+      'document',
+      { ...notice, ns: 'other' },
+      { ...notice, v: 2 },
+      { ...notice, kind: 'events' },
+    ]) {
+      expect(isDocumentMessage(value)).toBe(false);
+    }
+  });
+
+  it('stands for the tab and the URL its sender names, only from a tab’s top frame', () => {
+    const url = 'https://shop.example/cart?id=1';
+    expect(newDocumentOf({ tab: { id: 7 }, frameId: 0, url })).toEqual({ tabId: 7, url });
+    // A frame inside the page, a document outside any tab, no URL: no new page.
+    expect(newDocumentOf({ tab: { id: 7 }, frameId: 3, url })).toBeUndefined();
+    expect(newDocumentOf({ tab: { id: -1 }, frameId: 0, url })).toBeUndefined();
+    expect(newDocumentOf({ frameId: 0, url })).toBeUndefined();
+    expect(newDocumentOf({ tab: { id: 7 }, url })).toBeUndefined();
+    expect(newDocumentOf({ tab: { id: 7 }, frameId: 0 })).toBeUndefined();
   });
 });

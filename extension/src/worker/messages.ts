@@ -3,7 +3,13 @@
  * Messages come from content scripts of arbitrary pages and are treated as untrusted.
  */
 
-import { MAX_BATCH, NAMESPACE, type PanelRequest, PROTOCOL_VERSION } from '../shared/protocol';
+import {
+  MAX_BATCH,
+  NAMESPACE,
+  type PanelRequest,
+  PROTOCOL_VERSION,
+  type RelayDocumentMessage,
+} from '../shared/protocol';
 import { parseSettings } from './persistence';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -41,6 +47,26 @@ export function isRelayMessage(value: unknown): value is { events: readonly unkn
     Array.isArray(value.events) &&
     value.events.length <= MAX_BATCH
   );
+}
+
+/** Whether a runtime message is a relay's "new document" notice ({@link RelayDocumentMessage}). */
+export function isDocumentMessage(value: unknown): value is RelayDocumentMessage {
+  return (
+    isRecord(value) && value.ns === NAMESPACE && value.v === PROTOCOL_VERSION && value.kind === 'document'
+  );
+}
+
+/**
+ * The new document a relay's notice stands for, read from its sender alone: the tab, and the URL
+ * of that tab's top frame (frame 0). A notice from a frame inside the page, or from no tab, is no
+ * new page and gives `undefined`.
+ */
+export function newDocumentOf(
+  sender: SenderLike & { readonly tab?: { readonly id?: number | undefined } },
+): { readonly tabId: number; readonly url: string } | undefined {
+  const tabId = sender.tab?.id;
+  if (!isTabId(tabId) || sender.frameId !== 0 || typeof sender.url !== 'string') return undefined;
+  return { tabId, url: sender.url };
 }
 
 /** The origin a sender's URL belongs to (`"null"` for opaque ones and for no URL). */
