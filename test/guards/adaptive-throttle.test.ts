@@ -49,6 +49,18 @@ describe('adaptiveThrottle: refuses nothing while the server accepts', () => {
     expect(throttle.state(server.url)).toEqual({ requests: 60, accepts: 60, rejection: 0 });
   });
 
+  it('a fresh throttle refuses none of many requests sent at once to a healthy server (attempts in flight count for nothing yet)', async () => {
+    server.script('/slow-ok', [{ status: 200, delayMs: 30 }]);
+    const throttle = adaptiveThrottle();
+    const client = retryFetch(fetch, { ...once, throttle });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => settle(client(`${server.url}/slow-ok`))),
+    );
+    expect(results.filter((r) => r.error)).toEqual([]);
+    expect(server.requests('/slow-ok')).toHaveLength(50);
+    expect(throttle.state(server.url)).toEqual({ requests: 50, accepts: 50, rejection: 0 });
+  });
+
   it('a client without one never refuses (opt-in): 40 failures, all 40 sent', async () => {
     server.script('/down', [{ status: 503 }]);
     await sendMany(retryFetch(fetch, once), '/down', 40);

@@ -56,6 +56,7 @@ export interface AdaptiveThrottleConfig {
 
 /** What a throttle has counted for a key over its window, and its refusal probability now. */
 export interface ThrottleSnapshot {
+  /** Attempts whose outcome is known (those refused locally included); attempts in flight are not counted yet. */
   readonly requests: number;
   readonly accepts: number;
   /** The probability that the next attempt is refused locally, 0 to 1. */
@@ -82,9 +83,13 @@ interface Bucket {
   accepts: number;
 }
 
-/** A key's counts: at most {@link BUCKETS} buckets, oldest first. Kept in memory only, so mutable. */
+/**
+ * A key's counts: at most {@link BUCKETS} buckets, oldest first, and the attempts sent whose outcome
+ * is not known yet. Kept in memory only, so mutable.
+ */
 interface ThrottleState {
   buckets: Bucket[];
+  inFlight: number;
 }
 
 type ThrottleSlot = Slot<ThrottleState, AdaptiveThrottleConfig>;
@@ -106,7 +111,12 @@ function bucketAt(state: ThrottleState, config: AdaptiveThrottleConfig, now: num
   return bucket;
 }
 
-/** The counts over the window at `now`, and the refusal probability they give. */
+/**
+ * The counts over the window at `now`, and the refusal probability they give. Attempts still in
+ * flight are left out: they are neither accepted nor rejected yet, and counting them as requests
+ * would have a client that sends many at once (a cold start, a burst) refuse its own next attempts
+ * against a healthy server.
+ */
 function snapshot(state: ThrottleState, config: AdaptiveThrottleConfig, now: number): ThrottleSnapshot {
   const oldest = Math.floor((now * BUCKETS) / config.windowMs) - BUCKETS + 1;
   let requests = 0;
@@ -116,6 +126,7 @@ function snapshot(state: ThrottleState, config: AdaptiveThrottleConfig, now: num
     requests += bucket.requests;
     accepts += bucket.accepts;
   }
+  requests = Math.max(0, requests - state.inFlight);
   return { requests, accepts, rejection: Math.max(0, (requests - config.k * accepts) / (requests + 1)) };
 }
 
@@ -164,7 +175,7 @@ export function adaptiveThrottle(options: AdaptiveThrottleOptions = {}): Adaptiv
       config,
       state(key, now = systemClock.now()) {
         const slot = home.settled() === undefined ? undefined : table().get(key);
-        return snapshot(slot ? slot.state : { buckets: [] }, config, now);
+        return snapshot(slot ? slot.state : { buckets: [], inFlight: 0 }, config, now);
       },
     },
     (binding) => {
@@ -180,8 +191,14 @@ function throttleSession(
   table: () => Map<string, ThrottleSlot>,
 ): BoundGuard['session'] {
   return ({ key, policy, label }) => {
-    /** The bucket the admitted attempt was counted in, until its outcome is known. */
+    /** The bucket the admitted attempt was counted in, and its key's state, until its outcome is known. */
     let counted: Bucket | undefined;
+    let pending: ThrottleState | undefined;
+    /** The admitted attempt's outcome is known (or it will have none): it is no longer in flight. */
+    const settle = () => {
+      if (pending && pending.inFlight > 0) pending.inFlight -= 1;
+      pending = undefined;
+    };
     const stateOf = (now: number): ThrottleState => {
       const map = table();
       const slot = map.get(key);
@@ -189,7 +206,7 @@ function throttleSession(
         slot.last = now;
         return slot.state;
       }
-      const state: ThrottleState = { buckets: [] };
+      const state: ThrottleState = { buckets: [], inFlight: 0 };
       map.set(key, { state, config, last: now, handedOut: false });
       return state;
     };
@@ -197,6 +214,7 @@ function throttleSession(
     const uncount = () => {
       if (counted && counted.requests > 0) counted.requests -= 1;
       counted = undefined;
+      settle();
       return undefined;
     };
     const session: GuardSession = {
@@ -218,6 +236,8 @@ function throttleSession(
           };
         }
         counted = bucket;
+        pending = state;
+        state.inFlight += 1;
         return undefined;
       },
       record(health) {
@@ -226,6 +246,7 @@ function throttleSession(
           bucketAt(stateOf(now), config, now).accepts += 1;
         }
         counted = undefined;
+        settle();
         return undefined;
       },
       abandon: uncount,
