@@ -21,6 +21,7 @@ export const BENCHES = [
   { name: 'herd', title: 'Thundering herd', script: 'bench/herd.mjs' },
   { name: 'storm', title: 'Retry storm', script: 'bench/storm.mjs' },
   { name: 'storm-real', title: 'Retry storm on a real server', script: 'bench/storm-real.mjs' },
+  { name: 'overload', title: 'Overload (2× capacity)', script: 'bench/overload.mjs' },
   { name: 'redis-latency', title: 'Redis store latency', script: 'bench/redis-latency.mjs' },
   { name: 'viewer-render', title: 'Viewer render', script: 'bench/viewer-render.mjs' },
 ];
@@ -253,6 +254,54 @@ const capacityPer100ms = ({ workers, serviceMs }) => (workers / serviceMs) * 100
 /** Scenario (a)'s chart keeps the plain name; any other scenario's is named after it. */
 const stormChartFile = (scenario) =>
   scenario.id === 'timeouts-only' ? 'storm-load.svg' : `storm-${scenario.id}.svg`;
+
+/** The closed-loop storm's chart: the one the README shows. */
+const CLOSED_LOOP_CHART = 'storm-closed-loop.svg';
+
+/**
+ * The closed-loop policies grouped by their seed-1 timeline: policies whose attempts per bucket are
+ * the same draw one line, named after the first.
+ */
+function closedLoopGroups(closed) {
+  const groups = [];
+  for (const policy of closed.policies.filter((p) => p.sentPerBucketSeed1)) {
+    const key = JSON.stringify(policy.sentPerBucketSeed1);
+    const group = groups.find((g) => g.key === key);
+    if (group) group.names.push(policy.policy);
+    else groups.push({ key, names: [policy.policy], sent: policy.sentPerBucketSeed1 });
+  }
+  return groups;
+}
+
+/** How long before the stall and after its end the closed-loop chart shows. */
+const CLOSED_CHART_BEFORE_MS = 2_000;
+const CLOSED_CHART_AFTER_MS = 4_000;
+
+function closedLoopChart(closed) {
+  const { stallAt, stallMs, clients } = closed.server;
+  const from = stallAt - CLOSED_CHART_BEFORE_MS;
+  const to = stallAt + stallMs + CLOSED_CHART_AFTER_MS;
+  const groups = closedLoopGroups(closed);
+  const alike = groups.some((g) => g.names.length > 1)
+    ? ' "(+n alike)": as many other policies draw the same line.'
+    : '';
+  return lineChart({
+    title: `Retry storm, closed loop (${number(clients)} clients): attempts reaching the server`,
+    description: `Attempts per ${ms(closed.bucketMs, 0)}, seed 1, ${number(from / 1000)}–${number(to / 1000)} s; the stall shaded.${alike}`,
+    rules: [{ y: capacityPer100ms(closed.server), label: 'what the server can serve' }],
+    xLabel: 'time (s)',
+    yLabel: `attempts per ${ms(closed.bucketMs, 0)}`,
+    series: groups.map((group) => ({
+      name: group.names.length > 1 ? `${group.names[0]} (+${group.names.length - 1} alike)` : group.names[0],
+      points: group.sent
+        .map((sent, i) => [(i * closed.bucketMs) / 1000, sent])
+        .filter(([t]) => t * 1000 >= from && t * 1000 < to),
+    })),
+    ranges: [
+      { from: stallAt / 1000, to: (stallAt + stallMs) / 1000, label: `${number(stallMs / 1000)} s stall` },
+    ],
+  });
+}
 
 // --- Sections ----------------------------------------------------------------------------------
 
@@ -636,8 +685,30 @@ function stormSection(storm) {
       `![Attempts reaching the server per 100 ms, one line per policy, ${scenario.title}](charts/${chart})`,
     );
   });
+  if (storm.openHealthy) lines.push('', ...openHealthyLines(storm.openHealthy, storm.scenarios[0]?.seeds));
   if (storm.closedLoop) lines.push(...closedLoopLines(storm.closedLoop));
   return lines;
+}
+
+/** The open loop without a stall: every request should succeed; the policies whose requests did not. */
+function openHealthyLines(healthy, seeds) {
+  const failing = healthy.policies.filter((p) => p.failed.max > 0);
+  const range = seeds ? `seeds ${seeds.from}–${seeds.to}` : 'every seed';
+  if (failing.length === 0) {
+    return [`Without the stall (the server of (a), ${range}), every request of every policy succeeds.`];
+  }
+  const facts = failing.map((p) => {
+    const kinds = Object.entries(p.failuresSeed1 ?? {})
+      .map(([kind, count]) => `${kind} ${number(count)}`)
+      .join(', ');
+    return `- ${p.policy}: ${stormCell(p.failed, number)} of its ${stormCell(p.logicalRequests, number)} requests failed (seed 1: ${kinds || 'none'}).`;
+  });
+  const others = healthy.policies.filter((p) => p.failed.max === 0).map((p) => p.policy);
+  return [
+    `Without the stall (the server of (a), ${range}; seed 1, then (min–max)), ${others.length > 0 ? `every request of ${others.join(', ')} succeeds; not so:` : 'requests fail:'}`,
+    '',
+    ...facts,
+  ];
 }
 
 /** The closed-loop storm: the issue's five measures, the peers beside Retryline, and the lower bounds. */
@@ -692,7 +763,41 @@ function closedLoopLines(closed) {
         `- The limit this scenario allows, with Retryline's arrivals: amplification ≥ ${ratio(defaults.amplificationBound.seed1)} (a first attempt sent before the stall's last ${ms(server.timeoutMs - server.serviceMs, 0)} times out before any worker can start it, so its request needs one more attempt) and p99 ≥ ${ms(defaults.p99BoundMs.seed1, 0)} (nothing is served during the stall, so a request started in it waits at least until it ends); Retryline's defaults reach ${ratio(defaults.windowAmplification.seed1)} and ${ms(defaults.p99Ms.seed1, 0)}.`,
       );
     }
+    lines.push(...closedThrottleFacts(closed, defaults));
   }
+  if (closed.policies.some((p) => p.sentPerBucketSeed1)) {
+    const alike = closedLoopGroups(closed).filter((g) => g.names.length > 1);
+    lines.push(
+      '',
+      `![Attempts reaching the server per ${ms(closed.bucketMs, 0)} around the stall, closed loop, one line per policy](charts/${CLOSED_LOOP_CHART})`,
+    );
+    if (alike.length > 0) {
+      lines.push(
+        '',
+        `Drawn as one line (the same attempts in every ${ms(closed.bucketMs, 0)}, seed 1): ${alike.map((g) => g.names.join(', ')).join('; ')}.`,
+      );
+    }
+  }
+  return lines;
+}
+
+/**
+ * Retryline with adaptive throttling in the closed loop, beside Retryline's defaults, and what it
+ * does on the same loop without a stall (`closed.healthy`).
+ */
+function closedThrottleFacts(closed, defaults) {
+  const throttled = closed.policies.find((p) => p.policy === 'Retryline + throttle');
+  if (!throttled) return [];
+  const figures = (p) => CLOSED_MEASURES.map((m) => `${m.title} ${m.show(p[m.key].seed1)}`).join(', ');
+  const lines = [
+    `- Retryline + throttle (\`adaptiveThrottle()\` on top of the defaults), seed 1: ${figures(throttled)}; Retryline's defaults: ${figures(defaults)}.`,
+  ];
+  const refused = throttled.failuresSeed1?.ThrottledError ?? 0;
+  lines.push(
+    refused > 0
+      ? `- Its ${number(refused)} requests that failed with ThrottledError (seed 1) were refused during the stall. The throttle is for sustained overload: see [Overload](#overload-2-capacity).`
+      : '- It refuses nothing here: its counts cover two minutes, and the seconds of successes before the stall outweigh the failures in it (it refuses only once requests pass k = 2 × accepts). The throttle is for sustained overload: see [Overload](#overload-2-capacity).',
+  );
   return lines;
 }
 
@@ -830,6 +935,163 @@ function viewerSection(result) {
   ];
 }
 
+/** A per-second rate as a cell: `181.9/s`. */
+const perSecond = (value) => `${number(value, 1)}/s`;
+/** A ratio with three decimals, for ratios close to each other: `1.116×`. */
+const ratio3 = (value) => `${value.toFixed(3)}×`;
+/** A number with no more decimals than it needs (at most 2): `2`, `1.5`. */
+const plain = (value) => number(value, Number.isInteger(value) ? 0 : Number.isInteger(value * 10) ? 1 : 2);
+
+/** The overload experiment: a server at 2× capacity, with and without adaptive throttling. */
+function overloadSection(result) {
+  const s = result.scenario;
+  const rejectMs = s.rejectShare * s.serviceMs;
+  const share = `${plain(s.rejectShare * 100)} %`;
+  const byName = (name) => result.policies.find((p) => p.policy === name);
+  const defaults = byName('Retryline defaults');
+  const throttled = byName('Retryline + throttle');
+  const none = byName('no retries');
+  const noTimeouts = result.policies.every((p) => p.wasted.max === 0);
+  const lines = [
+    `A server of ${number(s.workers)} workers at ${ms(s.serviceMs, 0)} a request (${number(result.capacityPerSecond)} req/s) behind a queue of ${number(s.queueLimit)}: an attempt that finds the queue full gets a 503 at once, and **each 503 costs a worker ${share} of a request's time** (${ms(rejectMs, 0)}), paid before the next queued request starts. Why a cost at all: rejecting is work too (reading the request, deciding, writing the answer), so a server that rejects half of what it is sent spends part of its capacity saying no — the point of the SRE book's chapter [Handling Overload](https://sre.google/sre-book/handling-overload/). Why ${share}: an order of magnitude cheaper than the work it turns away, neither free nor as dear as serving; the variants below run 0 % and 25 % too.`,
+    '',
+    `${number(result.capacityPerSecond * s.offeredLoad)} req/s arrive (${plain(s.offeredLoad)}× capacity) as a Poisson process, dealt in turn to ${number(s.clients)} client processes, each with its own Retryline client and guards. Open loop: users keep coming whatever the server answers, so the offered load stays at ${plain(s.offeredLoad)}× whatever the clients do (a closed loop would lower its own offer as responses slow and raise it as fast 503s come back). Every attempt times out after ${ms(s.timeoutMs, 0)}${noTimeouts ? `, and none did (no served request had been given up on): at most ${number(s.queueLimit)} requests wait ahead of any, so every failure is a 503` : ''}. ${number(s.warmUpMs / 1000)} s of warm-up (the throttles' counts start empty), then ${number(s.durationMs / 1000)} s measured. Goodput: 2xx responses the clients received per second of the window; success and latency: of the requests that arrived in it (a request refused by its client settles at once). Seeds ${result.seeds.from}–${result.seeds.to}; each cell seed 1, then (min–max).`,
+    '',
+    table(
+      [
+        'policy',
+        'goodput',
+        'rejected at server',
+        'rejected per s',
+        'attempts sent',
+        'refused by client',
+        'success',
+        'p99',
+        'p99 of successes',
+        'seed 1 failures',
+      ],
+      result.policies.map((p) => [
+        p.policy,
+        stormCell(p.goodputPerSecond, perSecond),
+        stormCell(p.rejected, number),
+        stormCell(p.rejectedPerSecond, perSecond),
+        stormCell(p.attempts, number),
+        stormCell(p.refused, number),
+        stormCell(p.successRate, percent),
+        stormCell(p.p99Ms, (v) => ms(v, 0)),
+        stormCell(p.successP99Ms, (v) => ms(v, 0)),
+        Object.entries(p.failuresSeed1 ?? {})
+          .map(([kind, count]) => `${kind} ${number(count)}`)
+          .join(', ') || '—',
+      ]),
+      ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
+    ),
+    '',
+  ];
+  if (defaults && throttled) {
+    const check = overloadCheck(result);
+    lines.push(
+      `- **With adaptive throttling, ${ratio3(check.goodput.min)}–${ratio3(check.goodput.max)} the goodput of Retryline's defaults, with ${ratio3(check.rejected.min)}–${ratio3(check.rejected.max)} the 503s at the server** (each seed against itself): ${verdict(check.ok)} the claim "at least as much goodput, fewer rejected at the server". The throttle sends ${number(throttled.attempts.seed1 / ((throttled.goodputPerSecond.seed1 * s.durationMs) / 1000), 2)} attempts per success (seed 1; \`adaptiveThrottle()\`'s k is 2) and refuses the rest before sending them (${number(throttled.refused.seed1)}, of which ${number(throttled.refusedFirst.seed1)} first attempts, failing with ThrottledError); the defaults send every first attempt and the retries their budget and gate allow (${number(defaults.attempts.seed1 / defaults.logicalRequests.seed1, 2)} attempts per request).`,
+    );
+    const beside = none
+      ? `, ${percent(none.rejectWorkShare.seed1)} without retries (${perSecond(none.goodputPerSecond.seed1)} goodput${none.goodputPerSecond.seed1 > defaults.goodputPerSecond.seed1 && throttled.goodputPerSecond.seed1 > none.goodputPerSecond.seed1 ? ": the defaults' retries cost goodput here; the throttle wins it back and more, since it refuses first attempts too" : ''})`
+      : '';
+    lines.push(
+      `- Where the capacity goes: served requests and rejections share the workers' time (${ms(s.serviceMs, 0)} a request served, ${ms(rejectMs, 0)} a rejection); rejections took ${percent(defaults.rejectWorkShare.seed1)} of it with the defaults, ${percent(throttled.rejectWorkShare.seed1)} with the throttle${beside}.`,
+    );
+    // The gate parks a retry at most maxParkMs (5 s by default): a p99 near that is its waiting.
+    if (defaults.p99Ms.seed1 >= 4_000 && defaults.p99Ms.seed1 > 2 * throttled.p99Ms.seed1) {
+      lines.push(
+        `- Latency: the defaults' p99 of ${ms(defaults.p99Ms.seed1, 0)} is the recovery gate's: with the origin answering 503 to about every other attempt, it parks retries, each up to its \`maxParkMs\` (5 s), before handing back the last response or sending once more; the throttle refuses most of those retries at once (p99 ${ms(throttled.p99Ms.seed1, 0)}).`,
+      );
+    }
+  }
+  if (result.variants?.length > 0) lines.push('', ...overloadVariantLines(result));
+  return lines;
+}
+
+/** Per seed, Retryline + throttle against Retryline's defaults: goodput and 503 ratios, and the verdict. */
+function overloadCheck(result) {
+  const seeds = result.throttleVsDefaults ?? [];
+  const goodputs = seeds.map((seed) => seed.goodputRatio);
+  const rejecteds = seeds.map((seed) => seed.rejectedRatio);
+  return {
+    goodput: { min: Math.min(...goodputs), max: Math.max(...goodputs) },
+    rejected: { min: Math.min(...rejecteds), max: Math.max(...rejecteds) },
+    ok: seeds.length > 0 && goodputs.every((r) => r >= 1) && rejecteds.every((r) => r < 1),
+  };
+}
+
+/** The overload's variants: seed 1 with one setting changed at a time. */
+function overloadVariantLines(result) {
+  const row = (title, command, policies) => {
+    const get = (name) => policies.find((p) => p.policy === name);
+    const [none, plain, throttled] = ['no retries', 'Retryline defaults', 'Retryline + throttle'].map(get);
+    const show = (p, key, format) => (p ? format(p[key]) : '—');
+    return [
+      title,
+      command,
+      show(none, 'goodputPerSecond', perSecond),
+      show(plain, 'goodputPerSecond', perSecond),
+      show(throttled, 'goodputPerSecond', perSecond),
+      show(plain, 'rejectedPerSecond', perSecond),
+      show(throttled, 'rejectedPerSecond', perSecond),
+      show(plain, 'p99Ms', (v) => ms(v, 0)),
+      show(throttled, 'p99Ms', (v) => ms(v, 0)),
+    ];
+  };
+  const seed1 = result.policies.map((p) =>
+    Object.fromEntries(Object.entries(p).map(([key, value]) => [key, value?.seed1 ?? value])),
+  );
+  const notes = [];
+  const variantsBehind = result.variants.filter((v) => {
+    const get = (name) => v.policies.find((p) => p.policy === name)?.goodputPerSecond;
+    return get('Retryline + throttle') < get('no retries');
+  });
+  if (variantsBehind.length > 0) {
+    notes.push(
+      `- No retries at all gets more through than the throttle with ${variantsBehind.map((v) => v.title).join(', ')}: the throttle lets its clients send up to k = 2 attempts per accepted one, which at that load is more than the first attempts alone that clients without retries send.`,
+    );
+  }
+  const variantsLost = result.variants.filter((v) => {
+    const get = (name) => v.policies.find((p) => p.policy === name);
+    const [throttle, defaults] = [get('Retryline + throttle'), get('Retryline defaults')];
+    return (
+      throttle.goodputPerSecond < defaults.goodputPerSecond ||
+      throttle.rejectedPerSecond >= defaults.rejectedPerSecond
+    );
+  });
+  notes.unshift(
+    variantsLost.length === 0
+      ? "- In every variant the throttle's goodput is at least the defaults', with fewer 503s at the server."
+      : `- Not so with ${variantsLost.map((v) => v.title).join(', ')}: there the throttle's goodput is below the defaults', or its 503s are not fewer.`,
+  );
+  notes.unshift('');
+  return [
+    'How far the result rests on the choices above: seed 1 with one setting changed at a time.',
+    '',
+    table(
+      [
+        'variant',
+        'command',
+        'goodput, no retries',
+        'goodput, defaults',
+        'goodput, throttle',
+        '503s, defaults',
+        '503s, throttle',
+        'p99, defaults',
+        'p99, throttle',
+      ],
+      [
+        row('as above', code('retryline simulate overload --seed 1'), seed1),
+        ...result.variants.map((v) => row(v.title, code(v.command), v.policies)),
+      ],
+      ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    ),
+    ...notes,
+  ];
+}
+
 const SECTIONS = {
   overhead: overheadSection,
   'cpu-overhead': cpuOverheadSection,
@@ -839,6 +1101,7 @@ const SECTIONS = {
   herd: herdSection,
   storm: stormSection,
   'storm-real': stormRealSection,
+  overload: overloadSection,
   'redis-latency': redisSection,
   'viewer-render': viewerSection,
 };
@@ -852,6 +1115,7 @@ const ORDER = [
   'herd',
   'storm',
   'storm-real',
+  'overload',
   'redis-latency',
   'viewer-render',
 ];
@@ -953,6 +1217,14 @@ function summaryRows(results) {
         verdict(m.ok(worst)),
       ]);
     }
+  }
+  if (results.overload?.throttleVsDefaults) {
+    const check = overloadCheck(results.overload);
+    rows.push([
+      `overload (${plain(results.overload.scenario.offeredLoad)}× capacity): Retryline + throttle's goodput ≥ Retryline defaults', with fewer 503s at the server (every seed)`,
+      `${ratio3(check.goodput.min)}–${ratio3(check.goodput.max)} the goodput, ${ratio3(check.rejected.min)}–${ratio3(check.rejected.max)} the 503s`,
+      verdict(check.ok),
+    ]);
   }
   const real = results['storm-real']?.policies.filter((p) => p.policy.startsWith('@retryline'));
   for (const policy of real ?? []) {
@@ -1070,6 +1342,8 @@ export function writeReport() {
     if (results.herd) Object.assign(charts, herdCharts(results.herd));
     for (const scenario of results.storm?.scenarios ?? [])
       charts[stormChartFile(scenario)] = stormChart(scenario);
+    if (results.storm?.closedLoop?.policies.some((p) => p.sentPerBucketSeed1))
+      charts[CLOSED_LOOP_CHART] = closedLoopChart(results.storm.closedLoop);
   } catch (error) {
     problems.push(`charts: ${error.message}`);
   }

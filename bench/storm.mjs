@@ -1,10 +1,11 @@
 // A retry storm after a 2-second stall, through the CLI's simulator (virtual time).
 //
-// Open loop (`simulateStorm`): each of STORM_POLICIES (a naive client, the peers' defaults, Retryline's
-// defaults, Retryline with its breaker) on two scenarios — (a) the stall with timeouts only
-// (STORM_DEFAULTS) and (b) the same server shedding load (503 at once when 320 requests, half a second
-// of work, are queued) — for seeds 1–5. Keeps seed 1's figures, their min/max over all seeds, and
-// seed 1's 100 ms timeline; written under `scenarios`.
+// Open loop (`simulateStorm`): each of STORM_POLICIES (a naive client, the peers' defaults,
+// Retryline's defaults, Retryline with its breaker, Retryline with adaptive throttling) on two
+// scenarios — (a) the stall with timeouts only (STORM_DEFAULTS) and (b) the same server shedding
+// load (503 at once when 320 requests, half a second of work, are queued) — for seeds 1–5. Keeps
+// seed 1's figures, their min/max over all seeds, and seed 1's 100 ms timeline; written under
+// `scenarios`.
 //
 // Closed loop (`retryline simulate storm --clients 400 --format json`, through `run`, since the
 // package's index exports the open loop only): 400 clients at 60 % of a 1,600 req/s server, each
@@ -12,8 +13,12 @@
 // policies (those above plus no retries, axios-retry with exponentialDelay and p-retry's defaults),
 // for seeds 1–3. Keeps the five measures (amplification in the stall's 4 s window, peak arrivals vs
 // steady, success, p99 latency, recovery) with p50, wasted work and the requests started: seed 1,
-// and min/max over the seeds; written under `closedLoop`, apart from `scenarios`, which
-// bench/report.mjs reads with the open loop's metrics.
+// and min/max over the seeds, and seed 1's attempts per 100 ms (the README's chart); written under
+// `closedLoop`, apart from `scenarios`, which bench/report.mjs reads with the open loop's metrics.
+//
+// Both loops once more without a stall: (a)'s server for seeds 1–5 (`openHealthy`) and the closed
+// loop for seed 1 (`--stall 0`, `closedLoop.healthy`). On a server that never fails every request
+// should succeed at its first attempt, so a failure there is the policy's own.
 //
 // Run after `pnpm build`: `node bench/storm.mjs`; writes bench/results/storm.json and prints tables.
 import {
@@ -82,6 +87,24 @@ for (const scenario of SCENARIOS) {
   });
 }
 
+// --- The open loop without a stall ---------------------------------------------------------------
+// What each policy's requests do when the server never fails: every one should succeed, so a
+// failure here is the policy's own (seeds as above).
+const openHealthy = {
+  title: 'the server of (a) without a stall',
+  policies: [],
+};
+for (const policy of STORM_POLICIES) {
+  const reports = [];
+  for (const seed of SEEDS) reports.push(await simulateStorm({ stallMs: 0, seed, policy }));
+  openHealthy.policies.push({
+    policy: policy.name,
+    logicalRequests: { seed1: reports[0].logicalRequests, ...range(reports.map((r) => r.logicalRequests)) },
+    failed: { seed1: reports[0].failed, ...range(reports.map((r) => r.failed)) },
+    failuresSeed1: reports[0].failures,
+  });
+}
+
 // --- The closed loop --------------------------------------------------------------------------
 const CLOSED_SEEDS = [1, 2, 3];
 const CLOSED_CLIENTS = 400;
@@ -99,7 +122,7 @@ const CLOSED_METRICS = [
 ];
 
 /** One closed-loop run of every policy through the CLI's JSON output. */
-async function closedLoopRun(seed) {
+async function closedLoopRun(seed, extra = []) {
   let stdout = '';
   let stderr = '';
   const args = [
@@ -109,6 +132,7 @@ async function closedLoopRun(seed) {
     String(CLOSED_CLIENTS),
     '--seed',
     String(seed),
+    ...extra,
     '--format',
     'json',
   ];
@@ -127,6 +151,7 @@ async function closedLoopRun(seed) {
 const closedStarted = performance.now();
 const closedRuns = [];
 for (const seed of CLOSED_SEEDS) closedRuns.push(await closedLoopRun(seed));
+const healthyRun = await closedLoopRun(1, ['--stall', '0']);
 const closedSeconds = (performance.now() - closedStarted) / 1000;
 const [closedFirst] = closedRuns;
 const { seed: _closedSeed, ...closedServer } = closedFirst.scenario;
@@ -153,7 +178,20 @@ const closedLoop = {
       ]),
     ),
     failuresSeed1: first.failures,
+    // Attempts per bucket only (the chart's line), from t = 0: a list, not the open loop's objects,
+    // to keep the file small.
+    sentPerBucketSeed1: first.timeline.map(({ sent }) => sent),
   })),
+  healthy: {
+    command: `retryline simulate storm --clients ${CLOSED_CLIENTS} --seed 1 --stall 0 --format json`,
+    policies: healthyRun.policies.map((policy) => ({
+      policy: policy.policy,
+      logicalRequests: policy.logicalRequests,
+      attempts: policy.attempts,
+      successRate: policy.successRate,
+      failures: policy.failures,
+    })),
+  },
 };
 const seconds = (performance.now() - started) / 1000;
 
@@ -162,6 +200,7 @@ const path = writeResult('storm', {
   runSeconds: Number(seconds.toFixed(1)),
   incidentTailMs: INCIDENT_TAIL_MS,
   scenarios,
+  openHealthy,
   closedLoop,
 });
 
@@ -222,8 +261,24 @@ for (const row of closedLoop.policies) {
   );
 }
 
-const openRuns = STORM_POLICIES.length * SCENARIOS.length * SEEDS.length;
-const closedCount = closedFirst.policies.length * CLOSED_SEEDS.length;
+const failedText = (failures) =>
+  Object.entries(failures)
+    .map(([kind, count]) => `${kind} ${count}`)
+    .join(', ') || 'none';
+console.log(`\n${openHealthy.title} (seeds ${SEEDS[0]}–${SEEDS.at(-1)}): failed requests, seed 1 [min–max]`);
+for (const policy of openHealthy.policies) {
+  const { seed1, min, max } = policy.failed;
+  console.log(
+    `${policy.policy.padEnd(30)}${seed1} [${min}–${max}]  seed 1: ${failedText(policy.failuresSeed1)}`,
+  );
+}
+console.log(`\nthe closed loop without a stall (seed 1): requests that did not succeed`);
+for (const policy of closedLoop.healthy.policies) {
+  console.log(`${policy.policy.padEnd(30)}${failedText(policy.failures)}`);
+}
+
+const openRuns = STORM_POLICIES.length * (SCENARIOS.length + 1) * SEEDS.length;
+const closedCount = closedFirst.policies.length * (CLOSED_SEEDS.length + 1);
 console.log(
   `\n${openRuns} open-loop runs and ${closedCount} closed-loop runs (${closedSeconds.toFixed(1)} s of them) in ${seconds.toFixed(1)} s`,
 );

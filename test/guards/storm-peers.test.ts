@@ -30,7 +30,7 @@ const figures = (report: StormReport) =>
     `failures ${JSON.stringify(report.failures)}`,
   ].join(' ');
 
-// The five policies run once (about 7 s), when a test first needs them, and print their figures.
+// The storm policies run once (about 7 s), when a test first needs them, and print their figures.
 let all: Promise<Map<string, StormReport>> | undefined;
 function reports(): Promise<Map<string, StormReport>> {
   all ??= simulateStorms({ policies: STORM_POLICIES }).then((done) => {

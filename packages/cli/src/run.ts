@@ -35,7 +35,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     run: scheduleCommand,
   },
   simulate: {
-    summary: 'simulate retry policies in virtual time: herd (jitter) and storm (a stalled server)',
+    summary:
+      'simulate retry policies in virtual time: herd (jitter), storm (a stalled server) and overload (2× capacity)',
     run: simulateCommand,
   },
   view: {

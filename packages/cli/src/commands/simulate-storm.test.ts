@@ -35,7 +35,7 @@ interface JsonStorm {
   }[];
 }
 
-// A full run of the five policies takes some 7 s; the table test runs the default scenario once,
+// A full run of the six policies takes some 8 s; the table test runs the default scenario once,
 // the rest use a lighter load (--rate 60: a quarter of the requests).
 describe('retryline simulate storm', () => {
   it('prints one row per policy, in STORM_POLICIES order, for the default scenario', async () => {
@@ -143,10 +143,12 @@ interface JsonClosedStorm {
     wasted: number;
     served: number;
     maxOutstanding: number;
+    attempts: number;
+    timeline: { t: number; sent: number; served: number; queue: number }[];
   }[];
 }
 
-// A closed-loop run of the eight policies at the defaults takes some 5 s; the table test runs it
+// A closed-loop run of the nine policies at the defaults takes some 5 s; the table test runs it
 // once, the rest use 100 clients.
 describe('retryline simulate storm --clients (closed loop)', () => {
   it('prints one row per policy with the five measures, for the default closed loop', async () => {
@@ -204,6 +206,14 @@ describe('retryline simulate storm --clients (closed loop)', () => {
       expect(entry.successRate).toBeLessThanOrEqual(1);
     }
     expect(json.policies[0]).toMatchObject({ policy: 'no retries', windowAmplification: 1 });
+    // The timeline: 100 ms buckets over the 15 s requests start in, for charts.
+    for (const entry of json.policies) {
+      expect(entry.timeline).toHaveLength(150);
+      expect(entry.timeline[149]?.t).toBe(14_900);
+      const sent = entry.timeline.reduce((sum, bucket) => sum + bucket.sent, 0);
+      expect(sent).toBeLessThanOrEqual(entry.attempts);
+      expect(sent).toBeGreaterThan(entry.attempts * 0.9);
+    }
   }, 60_000);
 
   it('takes --think and --stall', async () => {

@@ -40,7 +40,7 @@ type Format = keyof typeof FORMATS;
 const MAX_SEED = 0xffff_ffff;
 /**
  * The highest `--rate`: every request runs a client's whole retry engine, so a run costs about
- * 0.2 ms of real time per request (some 7 s for the five policies at the default 240 req/s).
+ * 0.2 ms of real time per request (some 8 s for the six policies at the default 240 req/s).
  */
 export const MAX_STORM_RATE = 1_000;
 /** The most `--clients` (the closed loop's cost is bounded by {@link MAX_STORM_START_RATE}). */
@@ -55,7 +55,8 @@ export const MAX_STORM_START_RATE = 2_000;
 /**
  * `retryline simulate storm`: runs the retry-storm model once per policy and prints one row each.
  * Open loop by default (`simulate/storm.ts`, the policies of `STORM_POLICIES`: immediate retries,
- * axios-retry's defaults, ky's defaults, Retryline's defaults, Retryline with breaker); a closed loop
+ * axios-retry's defaults, ky's defaults, Retryline's defaults, Retryline with breaker, Retryline
+ * with adaptive throttle); a closed loop
  * of `--clients` clients with `--clients` (`simulate/closed-storm.ts`, the policies of
  * `CLOSED_STORM_POLICIES`, which adds no retries, axios-retry's `exponentialDelay` and p-retry's
  * defaults). Returns the exit code. The output is a function of the flags alone: time is virtual
@@ -241,6 +242,7 @@ function renderJson(reports: readonly StormReport[]): string {
       served: report.served,
       wasted: report.wasted,
       peakQueue: report.peakQueue,
+      timeline: report.timeline,
     })),
   };
   // Infinity (the default queue limit) has no JSON form; say it in words.
@@ -331,6 +333,7 @@ function renderClosedJson(reports: readonly ClosedStormReport[]): string {
       failures: report.failures,
       maxOutstanding: report.maxOutstanding,
       peakQueue: report.peakQueue,
+      timeline: report.timeline,
     })),
   };
   const replacer = (_key: string, value: unknown) =>
@@ -348,14 +351,17 @@ added load, recovery, success and wasted work are printed.
 
 Open loop (the default): a server of ${STORM_DEFAULTS.workers} workers × ${d(STORM_DEFAULTS.serviceMs)} stalls for ${d(STORM_DEFAULTS.stallMs)} at ${d(STORM_DEFAULTS.stallAt)} under Poisson
 arrivals, whatever it answers. Policies: immediate retries (×3), axios-retry's defaults, ky's
-defaults, Retryline's defaults, Retryline with breaker. Prints incident amplification, recovery
-after the stall, success rate and wasted work.
+defaults, Retryline's defaults, Retryline with breaker, Retryline with adaptive throttle. Prints
+incident amplification, recovery after the stall, success rate and wasted work.
 
 Closed loop (--clients): each client sends a request, waits for it to settle, thinks (exponential,
 mean --think), and sends the next; a server of ${c.workers} workers × ${d(c.serviceMs)} stalls for ${d(c.stallMs)} at ${d(c.stallAt)}. Adds
 no retries, axios-retry with exponentialDelay and p-retry's defaults to the policies. Prints the
 requests started, amplification in the stall's ${d(WINDOW_MS)} window, peak arrivals vs steady, success,
 p50 and p99 latency, recovery after the stall and wasted work.
+
+With --format json, both loops add each policy's timeline: attempts sent, requests served and
+requests queued per ${d(BUCKET_MS)}.
 
 Options
   --seed <n>           seeds the arrivals and the jitter, 0 to ${MAX_SEED} (default ${STORM_DEFAULTS.seed})

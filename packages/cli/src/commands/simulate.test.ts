@@ -21,8 +21,9 @@ describe('retryline simulate', () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout.startsWith('Usage: retryline simulate <simulation> [options]\n')).toBe(true);
-    expect(help.stdout).toMatch(/^ {2}herd {3}\S/m);
-    expect(help.stdout).toMatch(/^ {2}storm {2}\S/m);
+    expect(help.stdout).toMatch(/^ {2}herd {6}\S/m);
+    expect(help.stdout).toMatch(/^ {2}storm {5}\S/m);
+    expect(help.stdout).toMatch(/^ {2}overload {2}\S/m);
     const bare = await cli([]);
     expect(bare.code).toBe(2);
     expect(bare.stdout).toBe('');
@@ -30,7 +31,10 @@ describe('retryline simulate', () => {
   });
 
   it.each([
-    [['herds'], "Unknown simulation 'herds' (simulations: herd, storm): see 'retryline simulate --help'"],
+    [
+      ['herds'],
+      "Unknown simulation 'herds' (simulations: herd, storm, overload): see 'retryline simulate --help'",
+    ],
     [['--seed', '1'], "Unknown option '--seed' before a subcommand: see 'retryline simulate --help'"],
   ])('refuses %j with exit code 2', async (args, message) => {
     const { code, stdout, stderr } = await cli(args);
@@ -46,11 +50,11 @@ describe('retryline simulate', () => {
     expect(b).toEqual(a);
   });
 
-  it('dispatches storm to its own command', async () => {
-    const { code, stdout, stderr } = await cli(['storm', '--help']);
+  it.each(['storm', 'overload'])('dispatches %s to its own command', async (name) => {
+    const { code, stdout, stderr } = await cli([name, '--help']);
     expect(code).toBe(0);
     expect(stderr).toBe('');
-    expect(stdout.startsWith('Usage: retryline simulate storm')).toBe(true);
+    expect(stdout.startsWith(`Usage: retryline simulate ${name}`)).toBe(true);
   });
 });
 

@@ -15,6 +15,7 @@ import {
   sweepWork,
 } from '../simulate/herd';
 import { UsageError } from '../usage-error';
+import { overloadCommand } from './simulate-overload';
 import { stormCommand } from './simulate-storm';
 
 /** A `retryline simulate` subcommand. */
@@ -30,10 +31,15 @@ export const SIMULATE_SUBCOMMANDS: Readonly<Record<string, { summary: string; ru
     summary: 'a stalled server under retrying clients: added load and recovery',
     run: stormCommand,
   },
+  overload: {
+    summary:
+      'a server offered twice its capacity: goodput and rejections, with and without adaptive throttling',
+    run: overloadCommand,
+  },
 };
 
 /**
- * `retryline simulate <herd|storm>`: dispatches to the subcommand. Returns the exit code. Without a
+ * `retryline simulate <herd|storm|overload>`: dispatches to the subcommand. Returns the exit code. Without a
  * subcommand it prints the help on stderr and returns 2, as `retryline` does without a command.
  */
 export function simulateCommand(args: readonly string[], io: CommandIo): number | Promise<number> {

@@ -7,12 +7,15 @@ import {
   CLOSED_STORM_POLICIES,
   kyDefaultsPolicy,
   noRetriesPolicy,
+  OVERLOAD_POLICIES,
   pRetryDefaultsPolicy,
+  retrylineDefaultsPolicy,
   retrylineWithBreakerPolicy,
+  retrylineWithThrottlePolicy,
   STORM_POLICIES,
 } from './peers';
 import { simClock } from './sim-clock';
-import { defaultGuardsPolicy, type StormPolicy } from './storm';
+import { defaultGuardsPolicy, policyClient, type StormPolicy } from './storm';
 
 /** A server that answers from `script` in turn (a status, or 'hang' for no answer), recording when. */
 function scripted(script: readonly (number | 'hang')[], headers: Record<string, string> = {}) {
@@ -131,13 +134,14 @@ describe('axios-retry defaults', () => {
 });
 
 describe('STORM_POLICIES', () => {
-  it('lists the five compared policies, naive client first and Retryline with breaker last', () => {
+  it('lists the six compared policies, naive client first and Retryline with throttle last', () => {
     expect(STORM_POLICIES.map((policy) => policy.name)).toEqual([
       'immediate retries ×3',
       'axios-retry defaults',
       'ky defaults',
       'Retryline defaults',
       'Retryline + breaker',
+      'Retryline + throttle',
     ]);
     const retryline = STORM_POLICIES[3];
     expect(retryline && 'options' in retryline && retryline.options).toBe(
@@ -149,6 +153,52 @@ describe('STORM_POLICIES', () => {
     // A breaker with the defaults, and a fresh one for every run.
     expect(made[0]?.breaker).toMatchObject({ kind: 'breaker', config: BREAKER_DEFAULTS });
     expect(made[0]?.breaker).not.toBe(made[1]?.breaker);
+  });
+});
+
+describe('Retryline + throttle', () => {
+  it("brings a fresh adaptiveThrottle() with the SRE book's k = 2 over two minutes for every client", () => {
+    const options =
+      'options' in retrylineWithThrottlePolicy ? retrylineWithThrottlePolicy.options : undefined;
+    const made = typeof options === 'function' ? [options(), options()] : [];
+    expect(made[0]?.throttle).toMatchObject({ kind: 'throttle', config: { k: 2, windowMs: 120_000 } });
+    expect(made[0]?.throttle).not.toBe(made[1]?.throttle);
+    // Nothing else: the budget and the gate stay Retryline's defaults.
+    expect(Object.keys(made[0] ?? {})).toEqual(['throttle']);
+  });
+
+  it('refuses attempts itself once the server rejects more than half of them, and never while it accepts', async () => {
+    // One client, a request every 100 ms; the server answers 200 to the first ten attempts, then
+    // 503 to everything.
+    const outcomes = async (policy: StormPolicy) => {
+      const server = scripted([...Array(10).fill(200), 503]);
+      const client = policyClient(policy, server.fetchImpl, server.clock, {
+        timeoutMs: 1_000,
+        random: seededRandom(1),
+      });
+      const results: string[] = [];
+      for (let i = 0; i < 60; i++) {
+        server.clock.schedule(i * 100, () => {
+          client('http://storm.test/work', {}).then(
+            (value) => {
+              results[i] = value instanceof Response ? String(value.status) : 'other';
+            },
+            (error: Error) => {
+              results[i] = error.name;
+            },
+          );
+        });
+      }
+      await server.clock.run(Number.POSITIVE_INFINITY);
+      return { results, calls: server.calls.length };
+    };
+    const plain = await outcomes(retrylineDefaultsPolicy);
+    const throttled = await outcomes(retrylineWithThrottlePolicy);
+    expect(throttled.results.slice(0, 10)).toEqual(Array(10).fill('200'));
+    expect(plain.results).not.toContain('ThrottledError');
+    // 10 accepts let 2 × 10 attempts through before any refusal; after that, most are refused.
+    expect(throttled.results.filter((r) => r === 'ThrottledError').length).toBeGreaterThan(20);
+    expect(throttled.calls).toBeLessThan(plain.calls);
   });
 });
 
@@ -219,7 +269,18 @@ describe('CLOSED_STORM_POLICIES', () => {
       'p-retry defaults',
       'Retryline defaults',
       'Retryline + breaker',
+      'Retryline + throttle',
     ]);
     for (const policy of STORM_POLICIES) expect(CLOSED_STORM_POLICIES).toContain(policy);
+  });
+});
+
+describe('OVERLOAD_POLICIES', () => {
+  it("compares no retries, Retryline's defaults and the same with adaptive throttling", () => {
+    expect(OVERLOAD_POLICIES).toEqual([
+      noRetriesPolicy,
+      retrylineDefaultsPolicy,
+      retrylineWithThrottlePolicy,
+    ]);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The peers' retry defaults as storm policies, so a storm can compare immediate retries, axios-retry's
- * defaults, ky's defaults, Retryline's defaults, and Retryline with breaker; and, for the closed-loop
- * storm (`closed-storm.ts`), no retries at all, axios-retry with `retryDelay: exponentialDelay`, and
- * p-retry's defaults as well.
+ * defaults, ky's defaults, Retryline's defaults, Retryline with breaker and Retryline with adaptive
+ * throttle; and, for the closed-loop storm (`closed-storm.ts`), no retries at all, axios-retry with
+ * `retryDelay: exponentialDelay`, and p-retry's defaults as well.
  *
  * No peer can run its real code in virtual time: ky waits between retries with its own
  * `delay()` (`ky/distribution/utils/delay.js`, a bare `setTimeout`; no option replaces it) and times
@@ -23,7 +23,7 @@
  * included, up to 10 times, 1 s, 2 s, 4 s … apart, without jitter.
  */
 
-import { circuitBreaker, type Random } from '@retryline/core';
+import { adaptiveThrottle, circuitBreaker, type Random } from '@retryline/core';
 import { defaultGuardsPolicy, immediateRetryPolicy, type StormPolicy } from './storm';
 
 /** What a peer's timeout rejects with (ky: `TimeoutError`; axios: `AxiosError` code `ECONNABORTED`). */
@@ -319,8 +319,19 @@ export const retrylineWithBreakerPolicy: StormPolicy = {
   options: () => ({ breaker: circuitBreaker() }),
 };
 
+/**
+ * Retryline's defaults with adaptive client-side throttling as well (`adaptiveThrottle()`, its
+ * defaults: k = 2 over two minutes; Google's SRE book, "Handling Overload",
+ * https://sre.google/sre-book/handling-overload/): a throttle of its own for each client, so runs
+ * share no counts.
+ */
+export const retrylineWithThrottlePolicy: StormPolicy = {
+  name: 'Retryline + throttle',
+  options: () => ({ throttle: adaptiveThrottle() }),
+};
+
 /** Retryline's defaults, named for the comparison (the same options as {@link defaultGuardsPolicy}). */
-const retrylineDefaultsPolicy: StormPolicy = { ...defaultGuardsPolicy, name: 'Retryline defaults' };
+export const retrylineDefaultsPolicy: StormPolicy = { ...defaultGuardsPolicy, name: 'Retryline defaults' };
 
 /** How many retries the naive peer in {@link STORM_POLICIES} sends. */
 export const IMMEDIATE_RETRIES = 3;
@@ -330,7 +341,8 @@ const immediateRetries = immediateRetryPolicy(IMMEDIATE_RETRIES);
 
 /**
  * The policies `retryline simulate storm` compares, in this order: immediate retries,
- * axios-retry's defaults, ky's defaults, Retryline's defaults, Retryline with breaker.
+ * axios-retry's defaults, ky's defaults, Retryline's defaults, Retryline with breaker, Retryline
+ * with adaptive throttle.
  */
 export const STORM_POLICIES: readonly StormPolicy[] = [
   immediateRetries,
@@ -338,13 +350,14 @@ export const STORM_POLICIES: readonly StormPolicy[] = [
   kyDefaultsPolicy,
   retrylineDefaultsPolicy,
   retrylineWithBreakerPolicy,
+  retrylineWithThrottlePolicy,
 ];
 
 /**
  * The policies the closed-loop storm (`retryline simulate storm --clients`) compares, in this
  * order: no retries, immediate retries, axios-retry's defaults, axios-retry with
  * `exponentialDelay`, ky's defaults, p-retry's defaults, Retryline's defaults, Retryline with
- * breaker.
+ * breaker, Retryline with adaptive throttle.
  */
 export const CLOSED_STORM_POLICIES: readonly StormPolicy[] = [
   noRetriesPolicy,
@@ -355,4 +368,16 @@ export const CLOSED_STORM_POLICIES: readonly StormPolicy[] = [
   pRetryDefaultsPolicy,
   retrylineDefaultsPolicy,
   retrylineWithBreakerPolicy,
+  retrylineWithThrottlePolicy,
+];
+
+/**
+ * The policies `retryline simulate overload` compares, in this order: no retries (the context),
+ * Retryline's defaults (retries with the budget and the recovery gate), and the same with adaptive
+ * throttling.
+ */
+export const OVERLOAD_POLICIES: readonly StormPolicy[] = [
+  noRetriesPolicy,
+  retrylineDefaultsPolicy,
+  retrylineWithThrottlePolicy,
 ];

@@ -82,6 +82,24 @@ describe('the simulated server', () => {
     expect([server.attempts(), server.served()]).toEqual([3, 2]);
   });
 
+  it("charges each 503 rejectMs of a worker's time, paid before the next queued request starts", async () => {
+    const clock = simClock();
+    const server = createStormServer(clock, { ...serverOptions, queueLimit: 1, rejectMs: 10 });
+    const served = [request(clock, server.fetch), request(clock, server.fetch)];
+    const shed = [request(clock, server.fetch), request(clock, server.fetch)];
+    await clock.run(0);
+    // The answers go at once; the work is owed.
+    expect(await Promise.all(shed)).toEqual([
+      { at: 0, status: 503 },
+      { at: 0, status: 503 },
+    ]);
+    await clock.run(1_000);
+    // The first request ends at 100; the worker then spends 2 × 10 ms on the rejections, so the
+    // queued one starts at 120, not 100.
+    expect((await Promise.all(served)).map((s) => s.at)).toEqual([100, 220]);
+    expect([server.attempts(), server.served(), server.rejected()]).toEqual([4, 2, 2]);
+  });
+
   it('rejects a request whose signal is already aborted, without counting an attempt', async () => {
     const clock = simClock();
     const server = createStormServer(clock, serverOptions);

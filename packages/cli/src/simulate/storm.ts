@@ -20,7 +20,8 @@
  *   request it serves has already been abandoned, and each abandoned request comes back as a retry.
  *   The fake fetch rejects with `signal.reason` as soon as the attempt's signal aborts, as real fetch
  *   does, while the server keeps the job. A served request gets `200 ok`. With `queueLimit`, a
- *   request that finds the queue full gets `503` at once (load shedding; off by default).
+ *   request that finds the queue full gets `503` at once (load shedding; off by default), free of
+ *   cost here (the overload model, `overload.ts`, charges each rejection a share of a worker).
  * - **The stall.** During `[stallAt, stallAt + stallMs)` the database behind the workers is stuck:
  *   no request starts, and one in progress pauses, finishing `stallMs` later than it would have.
  * - **Recovery.** The backlog has cleared from the first instant after the stall from which, until
@@ -283,14 +284,14 @@ export const SHARED_FIELD_RULES: Record<
 
 /**
  * Takes each field of `rules` from `config` when given (checking it, naming it when it is wrong),
- * else from `defaults`, and checks that the stall ends while requests still arrive.
+ * else from `defaults`.
  */
-export function resolveStormFields<T extends Pick<StormScenario, 'stallAt' | 'stallMs' | 'durationMs'>>(
+export function resolveFields<T extends object>(
   config: Partial<Record<keyof T, unknown>>,
   defaults: T,
   rules: Record<keyof T, StormFieldRule>,
 ): T {
-  const scenario: Record<string, unknown> = { ...defaults };
+  const scenario = { ...defaults } as Record<string, unknown>;
   for (const name of Object.keys(rules) as Array<keyof T & string>) {
     const value = config[name];
     if (value === undefined) continue;
@@ -298,7 +299,19 @@ export function resolveStormFields<T extends Pick<StormScenario, 'stallAt' | 'st
     if (typeof value !== 'number' || !ok(value)) throw invalid(name, expected, value);
     scenario[name] = value;
   }
-  const resolved = scenario as T;
+  return scenario as T;
+}
+
+/**
+ * Takes each field of `rules` from `config` when given (checking it, naming it when it is wrong),
+ * else from `defaults`, and checks that the stall ends while requests still arrive.
+ */
+export function resolveStormFields<T extends Pick<StormScenario, 'stallAt' | 'stallMs' | 'durationMs'>>(
+  config: Partial<Record<keyof T, unknown>>,
+  defaults: T,
+  rules: Record<keyof T, StormFieldRule>,
+): T {
+  const resolved = resolveFields(config, defaults, rules);
   if (resolved.stallAt + resolved.stallMs > resolved.durationMs) {
     throw invalid(
       'stallAt + stallMs',
@@ -322,14 +335,22 @@ export type StormServerOptions = Pick<
 > & {
   /** A request started after the stall that had waited this long means the backlog has not cleared. */
   readonly slowWaitMs: number;
+  /**
+   * Milliseconds of a worker's time each 503 of a full queue costs (reading the request, deciding,
+   * answering): owed at once and paid before the next queued request starts. 0 makes rejecting
+   * free, as the storms assume. @default 0
+   */
+  readonly rejectMs?: number;
 };
 
 /** What the server tells the simulation as it goes. */
 export interface StormServerListener {
   /** An attempt reached the server (before it is queued or turned away). */
   sent?(init: RequestInit | undefined): void;
-  /** A worker finished a request. */
-  served?(): void;
+  /** A worker finished a request; `wasted` when its client had already given up. */
+  served?(wasted: boolean): void;
+  /** The queue was full: the attempt got a 503 at once. */
+  rejected?(): void;
 }
 
 /** The simulated server: its fetch and its counters. */
@@ -345,50 +366,82 @@ export interface StormServer {
   served(): number;
   /** Served requests whose client had already given up. */
   wasted(): number;
+  /** Attempts answered 503 because the queue was full. */
+  rejected(): number;
   peakQueue(): number;
   /** The last time, after the stall, a worker started a request that had waited `slowWaitMs` or more. */
   lastSlowStart(): number | undefined;
 }
 
 /**
+ * One attempt's job, handed to `enqueue`: the promise resolves `200 ok` once a worker has served the
+ * job; the client's abort rejects it at once with the signal's reason, and the server, unaware,
+ * keeps the job (it no longer answers anyone).
+ */
+function attemptJob(
+  enqueuedAt: number,
+  signal: AbortSignal | undefined,
+  enqueue: (job: Job) => void,
+): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
+    const onAbort = () => {
+      job.respond = undefined;
+      reject(signal?.reason);
+    };
+    const job: Job = {
+      enqueuedAt,
+      respond() {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(new Response('ok', { status: 200 }));
+      },
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    enqueue(job);
+  });
+}
+
+/**
  * The server of the model (see the module comment): a FIFO queue, `workers` workers of `serviceMs`
- * each, blind to clients giving up, stalled during `[stallAt, stallAt + stallMs)`.
+ * each, blind to clients giving up, stalled during `[stallAt, stallAt + stallMs)`; with a
+ * `queueLimit`, a 503 at once for an attempt that finds the queue full, which costs a worker
+ * `rejectMs` (none by default).
  */
 export function createStormServer(
   clock: SimClock,
   options: StormServerOptions,
   listener: StormServerListener = {},
 ): StormServer {
-  const { workers, serviceMs, stallAt, stallMs, queueLimit, slowWaitMs } = options;
+  const { workers, serviceMs, stallAt, stallMs, queueLimit, slowWaitMs, rejectMs = 0 } = options;
   const stallEnd = stallAt + stallMs;
-  const queue: Array<Job | undefined> = [];
-  let head = 0;
+  const queue = jobQueue();
   let busy = 0;
   let attempts = 0;
   let served = 0;
   let wasted = 0;
+  let rejected = 0;
+  /** Rejections whose work no worker has done yet: they go before the queue. */
+  let owed = 0;
   let peakQueue = 0;
   let lastSlowStart: number | undefined;
-  const waiting = () => queue.length - head;
 
-  const finish = (job: Job) => {
+  const release = () => {
     busy--;
+    startWork();
+  };
+  const finish = (job: Job) => {
     served++;
-    listener.served?.();
+    listener.served?.(job.respond === undefined);
     if (job.respond) job.respond();
     else wasted++;
-    startWork();
+    release();
   };
   function startWork() {
     const now = clock.now();
     if (now >= stallAt && now < stallEnd) return;
-    while (busy < workers && head < queue.length) {
-      const job = queue[head] as Job;
-      queue[head++] = undefined; // a started job must not stay reachable from the queue
-      if (head > 4_096 && head * 2 > queue.length) {
-        queue.splice(0, head);
-        head = 0;
-      }
+    // A rejection's work comes first: the server has already answered it.
+    for (; busy < workers && owed > 0; owed--, busy++) clock.schedule(rejectMs, release);
+    while (busy < workers && queue.length() > 0) {
+      const job = queue.take();
       busy++;
       if (now >= stallEnd && now - job.enqueuedAt >= slowWaitMs) lastSlowStart = now;
       // Work in progress when the stall begins pauses for the whole stall.
@@ -403,39 +456,59 @@ export function createStormServer(
     if (signal?.aborted) return Promise.reject(signal.reason);
     attempts++;
     listener.sent?.(init);
-    if (waiting() >= queueLimit) return Promise.resolve(new Response('busy', { status: 503 }));
-    return new Promise<Response>((resolve, reject) => {
-      const onAbort = () => {
-        // The client gives up; the server, unaware, keeps the job.
-        job.respond = undefined;
-        reject(signal?.reason);
-      };
-      const job: Job = {
-        enqueuedAt: clock.now(),
-        respond() {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(new Response('ok', { status: 200 }));
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+    if (queue.length() >= queueLimit) {
+      rejected++;
+      listener.rejected?.();
+      if (rejectMs > 0) owed++;
+      startWork();
+      return Promise.resolve(new Response('busy', { status: 503 }));
+    }
+    return attemptJob(clock.now(), signal, (job) => {
       queue.push(job);
-      peakQueue = Math.max(peakQueue, waiting());
+      peakQueue = Math.max(peakQueue, queue.length());
       startWork();
     });
   };
 
   return {
     fetch: serverFetch,
-    waiting,
+    waiting: queue.length,
     oldestWait: () => {
-      const oldest = queue[head];
+      const oldest = queue.oldest();
       return oldest === undefined ? 0 : clock.now() - oldest.enqueuedAt;
     },
     attempts: () => attempts,
     served: () => served,
     wasted: () => wasted,
+    rejected: () => rejected,
     peakQueue: () => peakQueue,
     lastSlowStart: () => lastSlowStart,
+  };
+}
+
+/**
+ * The server's FIFO of waiting jobs: `take()` hands out the oldest (call it only when `length()` is
+ * above 0) and lets go of it, since a started job must not stay reachable from the queue.
+ */
+function jobQueue() {
+  const items: Array<Job | undefined> = [];
+  let head = 0;
+  const length = () => items.length - head;
+  return {
+    length,
+    oldest: () => items[head],
+    push: (job: Job) => {
+      items.push(job);
+    },
+    take(): Job {
+      const job = items[head] as Job;
+      items[head++] = undefined;
+      if (head > 4_096 && head * 2 > items.length) {
+        items.splice(0, head);
+        head = 0;
+      }
+      return job;
+    },
   };
 }
 
@@ -462,6 +535,27 @@ export interface StormRun {
    * still running.
    */
   run(open: () => number): Promise<void>;
+}
+
+/**
+ * The client a policy sends through: the policy's own `send`, or Retryline's `retryFetch` over
+ * `fetchImpl` with the simulation's clock and random, the scenario's timeout, a fresh memory store
+ * and the policy's options (a function is called anew for each client, so no two share a guard).
+ */
+export function policyClient(
+  policy: StormPolicy,
+  fetchImpl: typeof fetch,
+  clock: Clock,
+  context: StormSendContext,
+): (url: string, init: RequestInit) => Promise<unknown> {
+  if ('send' in policy) return policy.send(fetchImpl, clock, context);
+  return retryFetch(fetchImpl, {
+    clock,
+    random: context.random,
+    store: memoryStore(),
+    timeout: context.timeoutMs,
+    ...(typeof policy.options === 'function' ? policy.options() : policy.options),
+  });
 }
 
 /**
@@ -517,16 +611,7 @@ export function startStormRun(
     recoveredAfterMs = last === undefined ? 0 : Math.ceil(last - stallEnd);
   });
 
-  const send =
-    'send' in policy
-      ? policy.send(server.fetch, clock, { timeoutMs, random })
-      : retryFetch(server.fetch, {
-          clock,
-          random,
-          store: memoryStore(),
-          timeout: timeoutMs,
-          ...(typeof policy.options === 'function' ? policy.options() : policy.options),
-        });
+  const send = policyClient(policy, server.fetch, clock, { timeoutMs, random });
 
   return {
     clock,
