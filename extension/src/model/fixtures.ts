@@ -4,6 +4,7 @@
  */
 
 import type { RetrylineEvent } from '@retryline/core';
+import type { RequestOutcome } from '@retryline/core/instrument';
 import type { EventEntry, TimelineEntry } from '../shared/protocol';
 
 export const ORIGIN = 'https://shop.example';
@@ -394,4 +395,157 @@ export function gateScenario(): TimelineEntry[] {
       status: 503,
     }),
   ];
+}
+
+/** The loopback origins of {@link flakySession}: an app's API and its search service. */
+export const LOOPBACK_API = 'http://127.0.0.1:46123';
+export const LOOPBACK_SEARCH = 'http://127.0.0.1:46187';
+
+/**
+ * A page's session against a flaky loopback server, as a developer sees it with the panel docked:
+ * `count` requests (30 by default) over about 12 s, across two origins. Some succeed at once;
+ * some get 503s and back off; some get a 429 with Retry-After; some reset their connection; the
+ * API's breaker opens, half-opens and closes; pacing (the app has no limiter) holds requests while
+ * the server said its quota was spent, and refuses one whose wait would be too long (`quota-spent`).
+ * The retry budget of the API falls from 100 as retries are taken.
+ */
+export function flakySession(count = 30): TimelineEntry[] {
+  const entries: TimelineEntry[] = [];
+  let budget = 100;
+  const spend = (t: number) => {
+    budget -= 1;
+    entries.push(ev('budget', { type: 'budget', t, key: LOOPBACK_API, remaining: budget, allowed: true }));
+  };
+  for (let i = 0; i < count; i++) {
+    const id = `s${i}`;
+    const t = 1_733_220_000_000 + i * 400;
+    const origin = i % 5 === 4 ? LOOPBACK_SEARCH : LOOPBACK_API;
+    const path =
+      i % 5 === 4
+        ? `/search?q=*&page=${i}`
+        : `/api/v1/${['orders', 'cart', 'stock', 'users'][i % 4]}/${1000 + i}`;
+    entries.push(
+      ev(id, {
+        type: 'request-start',
+        t,
+        client: i % 3 ? 'fetch' : 'ky',
+        method: i % 7 === 3 ? 'POST' : 'GET',
+        url: `${origin}${path}`,
+      }),
+    );
+    entries.push(...sessionRequest(id, t, i % 6, spend));
+  }
+  const t0 = 1_733_220_000_000;
+  entries.push(
+    ev('breaker', { type: 'breaker-state', t: t0 + 2_500, key: LOOPBACK_API, from: 'closed', to: 'open' }),
+    ev('breaker', { type: 'breaker-state', t: t0 + 5_500, key: LOOPBACK_API, from: 'open', to: 'half-open' }),
+    ev('breaker', {
+      type: 'breaker-state',
+      t: t0 + 6_200,
+      key: LOOPBACK_API,
+      from: 'half-open',
+      to: 'closed',
+    }),
+  );
+  return entries.sort((a, b) => entryTime(a) - entryTime(b));
+}
+
+function entryTime(entry: TimelineEntry): number {
+  return entry.type === 'navigation' ? entry.t : entry.event.t;
+}
+
+/** One request of {@link flakySession} after its start, by kind (0–5). */
+function sessionRequest(id: string, t: number, kind: number, spend: (t: number) => void): TimelineEntry[] {
+  const attempt = (n: number, at: number, ms: number, end: { status?: number; code?: string }) => [
+    ev(id, { type: 'attempt-start', t: at, attempt: n }),
+    ev(id, {
+      type: 'attempt-end',
+      t: at + ms,
+      attempt: n,
+      outcome: end.status === 200 ? 'success' : end.code ? 'error' : 'retry',
+      duration: ms,
+      ...(end.status === undefined ? {} : { status: end.status, phase: 'response' as const }),
+      ...(end.code === undefined
+        ? {}
+        : {
+            phase: 'unknown' as const,
+            error: { name: 'TypeError', message: 'fetch failed', code: end.code },
+          }),
+    }),
+  ];
+  const wait = (n: number, at: number, delay: number, reason: 'backoff' | 'retry-after') => {
+    spend(at);
+    return ev(id, {
+      type: 'retry-scheduled',
+      t: at,
+      attempt: n,
+      retry: n - 1,
+      delay,
+      reason,
+      strategy: 'exponential',
+      jitter: 'full',
+      raw: delay,
+      capped: delay,
+      ...(reason === 'retry-after' ? { hint: { source: 'retry-after', delay } } : {}),
+    });
+  };
+  const end = (at: number, outcome: RequestOutcome, attempts: number, status?: number) =>
+    ev(id, {
+      type: 'request-end',
+      t: at,
+      outcome,
+      attempts,
+      totalDelay: 0,
+      duration: at - t,
+      ...(status === undefined ? {} : { status }),
+    });
+  switch (kind) {
+    case 1: // 503, backoff, 503, backoff, 200
+      return [
+        ...attempt(1, t, 40, { status: 503 }),
+        wait(2, t + 40, 180, 'backoff'),
+        ...attempt(2, t + 220, 40, { status: 503 }),
+        wait(3, t + 260, 420, 'backoff'),
+        ...attempt(3, t + 680, 35, { status: 200 }),
+        end(t + 715, 'success', 3, 200),
+      ];
+    case 2: // 429 with Retry-After: 1, then 200
+      return [
+        ...attempt(1, t, 30, { status: 429 }),
+        wait(2, t + 30, 1000, 'retry-after'),
+        ...attempt(2, t + 1030, 30, { status: 200 }),
+        end(t + 1060, 'success', 2, 200),
+      ];
+    case 3: // a reset, a backoff, then 200
+      return [
+        ...attempt(1, t, 25, { code: 'ECONNRESET' }),
+        wait(2, t + 25, 250, 'backoff'),
+        ...attempt(2, t + 275, 40, { status: 200 }),
+        end(t + 315, 'success', 2, 200),
+      ];
+    case 4: // held by pacing, then 200; every other one refused by pacing outright
+      return Number(id.slice(1)) % 12 === 4
+        ? [
+            ev(id, {
+              type: 'guard-wait',
+              t: t + 300,
+              attempt: 1,
+              guard: 'pacing',
+              key: LOOPBACK_API,
+              waited: 300,
+            }),
+            ...attempt(1, t + 300, 30, { status: 200 }),
+            end(t + 330, 'success', 1, 200),
+          ]
+        : [end(t + 1, 'quota-spent', 0)];
+    case 5: // resets until the retries run out
+      return [
+        ...attempt(1, t, 20, { code: 'ECONNRESET' }),
+        wait(2, t + 20, 120, 'backoff'),
+        ...attempt(2, t + 140, 20, { code: 'ECONNRESET' }),
+        end(t + 160, 'exhausted', 2),
+      ];
+    default:
+      return [...attempt(1, t, 45, { status: 200 }), end(t + 45, 'success', 1, 200)];
+  }
 }

@@ -17,6 +17,7 @@ import type { TabSettings, TimelineEntry } from '../shared/protocol';
 import { App, type PanelApi } from './app';
 import type { PanelSource, SourceUpdate } from './sources';
 import { staticSource } from './sources';
+import { readTheme } from './theme-file';
 
 afterEach(cleanup);
 
@@ -82,7 +83,40 @@ describe('App', () => {
     const bands = [...lane.querySelectorAll('.rl-band')].map((band) => band.getAttribute('data-state'));
     expect(bands).toEqual(['closed', 'open', 'half-open']);
     expect(lane.querySelector('polyline')?.getAttribute('points')?.split(' ')).toHaveLength(2);
-    expect(lane.textContent).toContain('8 left');
+    expect(screen.getByTestId('budget-track').textContent).toBe('8 retries left');
+    // Each band names its state for screen readers; the legend names the colours.
+    expect([...lane.querySelectorAll('.rl-band .rl-sr')].map((label) => label.textContent)).toEqual([
+      'breaker closed',
+      'breaker open',
+      'breaker half-open',
+    ]);
+    expect(screen.getByTestId('legend').textContent).toBe('closedopenhalf-open');
+  });
+
+  it('draws the lanes on the rows’ axis: the whole session, whichever rows are in view', () => {
+    mount(staticSource(scenario()));
+    // The session runs from 999 (r1's limiter wait, as its event tells it) to 8700 (the breaker
+    // half-opening).
+    const at = (t: number) => `${Math.round(((t - 999) / 7701) * 100 * 1000) / 1000}%`;
+    const open = screen.getByTestId('lane').querySelector<HTMLElement>('.rl-band--open');
+    expect(open?.style.left).toBe(at(3700));
+    expect(screen.getAllByTestId('attempt-bar').map((bar) => bar.style.left)).toEqual(
+      [1100, 3150, 3592, 3900].map(at),
+    );
+    expect(screen.getByTestId('axis').title).toMatch(/the start of the session$/);
+  });
+
+  it('folds the lanes to a line per origin, and opens them again from an origin’s line', () => {
+    mount(staticSource(scenario()));
+    const lanes = screen.getByTestId('lanes');
+    // By default the stylesheet folds them where the panel is short (a media query on its height).
+    expect(lanes.className).toBe('rl-lanes rl-lanes--auto');
+    fireEvent.click(screen.getByTestId('lanes-collapse'));
+    expect(lanes.className).toBe('rl-lanes rl-lanes--collapsed');
+    const expand = screen.getByRole('button', { name: `${API} · 8 retries left` });
+    expect(expand.getAttribute('aria-expanded')).toBe('false');
+    fireEvent.click(expand);
+    expect(lanes.className).toBe('rl-lanes rl-lanes--expanded');
   });
 
   it('draws the recovery gate in its key’s lane: parked spans, and each probe by how it ended', () => {
@@ -182,6 +216,33 @@ describe('App', () => {
     });
   });
 
+  describe('the toolbar', () => {
+    it('names every control, icons too, and opens and closes its More menu', () => {
+      const source = liveSource();
+      mount(source);
+      // Docked narrow, Record and Clear show as icons: their names stay.
+      expect(screen.getByRole('button', { name: 'Recording' })).toBe(screen.getByTestId('record'));
+      expect(screen.getByRole('button', { name: 'Clear' })).toBe(screen.getByTestId('clear'));
+      const more = screen.getByRole('button', { name: 'More: filters, export and import' });
+      const menu = document.getElementById(more.getAttribute('aria-controls') ?? '');
+      expect(menu?.contains(screen.getByTestId('export-json'))).toBe(true);
+      expect(menu?.contains(screen.getByTestId('preserve-log'))).toBe(true);
+      expect(more.getAttribute('aria-expanded')).toBe('false');
+      fireEvent.click(more);
+      expect(more.getAttribute('aria-expanded')).toBe('true');
+      expect(menu?.className).toContain('rl-toolbar__items--open');
+      fireEvent.keyDown(screen.getByTestId('origin-filter'), { key: 'Escape' });
+      expect(more.getAttribute('aria-expanded')).toBe('false');
+      fireEvent.click(more);
+      fireEvent.pointerDown(screen.getByTestId('status'));
+      expect(more.getAttribute('aria-expanded')).toBe('false');
+      // An action taken from the menu closes it.
+      fireEvent.click(more);
+      fireEvent.click(screen.getByTestId('import'));
+      expect(more.getAttribute('aria-expanded')).toBe('false');
+    });
+  });
+
   describe('with 10 000 requests', () => {
     const entries = manyRequests(10_000);
 
@@ -192,6 +253,33 @@ describe('App', () => {
       expect(rendered.length).toBeGreaterThan(10);
       expect(rendered.length).toBeLessThanOrEqual(60);
       expect(document.querySelectorAll('[data-testid="attempt-bar"]').length).toBe(rendered.length * 2);
+    });
+
+    it('keeps the axis, its ticks and every bar where they are when scrolled', () => {
+      mount(staticSource(entries));
+      const scroller = screen.getByLabelText('Requests');
+      const ticks = () => screen.getAllByTestId('tick').map((tick) => [tick.textContent, tick.style.left]);
+      const bars = (id: string) =>
+        [
+          ...(document.querySelector(`[data-request-id="${id}"]`)?.querySelectorAll<HTMLElement>('.rl-bar') ??
+            []),
+        ].map((bar) => [bar.style.left, bar.style.width]);
+      const before = { ticks: ticks(), bars: bars('req-10') };
+      expect(before.bars).toHaveLength(2);
+      act(() => {
+        scroller.scrollTop = 24 * 12;
+        fireEvent.scroll(scroller);
+      });
+      expect(rowIds()).not.toContain('req-0');
+      expect(ticks()).toEqual(before.ticks);
+      expect(bars('req-10')).toEqual(before.bars);
+      // Far down, a row sits where its time is on the session's axis (1 000 000 to 1 099 997).
+      act(() => {
+        scroller.scrollTop = 24 * 5000;
+        fireEvent.scroll(scroller);
+      });
+      expect(ticks()).toEqual(before.ticks);
+      expect(bars('req-5000')[0]?.[0]).toBe(`${Math.round((50_000 / 99_997) * 100 * 1000) / 1000}%`);
     });
 
     it('renders other rows when scrolled', () => {
@@ -259,7 +347,18 @@ describe('App', () => {
       mount(staticSource([]));
       expect(screen.getByTestId('empty').textContent).toContain('No page attached');
       expect(screen.getByTestId('empty-import')).toBeTruthy();
-      expect((screen.getByTestId('record') as HTMLButtonElement).disabled).toBe(true);
+    });
+
+    it('shows no Record or Preserve log, which have nothing to act on; exports nothing while empty', () => {
+      const { api } = mount(staticSource([]));
+      expect(screen.queryByTestId('record')).toBeNull();
+      expect(screen.queryByTestId('preserve-log')).toBeNull();
+      const exports = () =>
+        ['export-json', 'export-har'].map((id) => (screen.getByTestId(id) as HTMLButtonElement).disabled);
+      expect(exports()).toEqual([true, true]);
+      expect((screen.getByTestId('import') as HTMLButtonElement).disabled).toBe(false);
+      act(() => api.importText(JSON.stringify(toRecording(scenario(), 'x'))));
+      expect(exports()).toEqual([false, false]);
     });
 
     it('loads ?src= through fetch', async () => {
@@ -348,6 +447,32 @@ describe('App', () => {
         /Import failed: This HAR has no Retryline data/,
       );
       expect(rowIds()).toEqual(['r1', 'r2', 'r3']);
+    });
+  });
+
+  describe('with its stylesheet', () => {
+    it('highlights the selected row, odd or even, as the arrow keys move it', async () => {
+      const style = document.createElement('style');
+      style.textContent = await readTheme();
+      document.head.append(style);
+      try {
+        mount(staticSource(manyRequests(6)));
+        const row = (n: number) => document.querySelector(`[data-request-id="req-${n}"]`) as HTMLElement;
+        const background = (n: number) => getComputedStyle(row(n)).backgroundColor;
+        const stripes = [background(0), background(1)];
+        expect(stripes[0]).not.toBe(stripes[1]);
+        fireEvent.click(row(0));
+        const selected = background(0);
+        expect(stripes).not.toContain(selected);
+        for (let n = 1; n < 4; n++) {
+          fireEvent.keyDown(screen.getByLabelText('Requests'), { key: 'ArrowDown' });
+          // The second and fourth rows lost their highlight to the stripes' :nth-child(even).
+          expect(background(n), `row ${n + 1}`).toBe(selected);
+          expect(background(n - 1)).toBe(stripes[(n - 1) % 2]);
+        }
+      } finally {
+        style.remove();
+      }
     });
   });
 

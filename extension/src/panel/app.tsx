@@ -5,6 +5,7 @@
  */
 
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { sessionAxis } from '../model/axis';
 import {
   exportFileName,
   MAX_IMPORT_BYTES,
@@ -183,10 +184,19 @@ export function App(props: AppProps) {
 
   const live = active.live;
   const empty = timeline.rows.length === 0;
+  // A recording's running requests end where it ends; a live tab's grow with the clock.
+  const drawnUntil = live ? Math.max(clock, timeline.end ?? 0) : (timeline.end ?? 0);
+  // One axis for the session (not for the rows in view), shared by the lanes and every row.
+  const axis = useMemo(
+    () => sessionAxis(timeline, live && running ? drawnUntil : undefined),
+    [timeline.start, timeline.end, live, running, drawnUntil],
+  );
   return (
     <div class="rl-app">
       <Toolbar
         live={live}
+        attached={source.live}
+        canExport={!empty}
         settings={settings}
         criteria={criteria}
         choices={choices}
@@ -245,22 +255,23 @@ export function App(props: AppProps) {
           </button>
         </div>
       )}
-      {timeline.start !== undefined && timeline.end !== undefined && (
-        <Lanes lanes={timeline.lanes} start={timeline.start} end={timeline.end} />
-      )}
-      <div class={selected ? 'rl-main rl-main--detail' : 'rl-main'}>
-        {empty ? (
-          <Empty live={live} onImport={() => fileInput.current?.click()} />
-        ) : (
-          <RequestList
-            items={items}
-            selectedKey={selectedKey}
-            onSelect={setSelectedKey}
-            // A recording's running requests end where it ends; a live tab's grow with the clock.
-            now={live ? Math.max(clock, timeline.end ?? 0) : (timeline.end ?? 0)}
-            follow={live}
-          />
-        )}
+      <div class="rl-main">
+        {/* The lanes sit above the list, in its width, so they share its waterfall column. */}
+        <div class="rl-view">
+          {axis && <Lanes lanes={timeline.lanes} axis={axis} />}
+          {empty ? (
+            <Empty live={live} onImport={() => fileInput.current?.click()} />
+          ) : (
+            <RequestList
+              items={items}
+              selectedKey={selectedKey}
+              onSelect={setSelectedKey}
+              axis={axis}
+              now={drawnUntil}
+              follow={live}
+            />
+          )}
+        </div>
         {selected && <DetailPane row={selected} onClose={() => setSelectedKey(undefined)} />}
       </div>
       <footer class="rl-status" data-testid="status">

@@ -47,9 +47,29 @@ export function waitLabel(wait: WaitRow): string {
   }
 }
 
+/**
+ * A retry wait's labels, longest first, for the waterfall to show the longest that fits:
+ * `backoff 412 ms (exponential, full)`, `backoff 412 ms`, `412 ms`.
+ */
+export function waitLabels(wait: WaitRow): string[] {
+  const full = waitLabel(wait);
+  const delay = formatMs(wait.delay);
+  const word = wait.reason === 'backoff' ? 'backoff' : full.slice(0, full.length - delay.length - 1);
+  return unique([full, `${word} ${delay}`, delay]);
+}
+
 /** The waterfall's label of a guard wait: `limiter 100 ms`, `bulkhead 30 ms`, `pacing 1 s`. */
 export function guardLabel(wait: GuardWaitRow): string {
   return `${wait.guard} ${formatMs(wait.waited)}`;
+}
+
+/** A guard wait's labels, longest first: `pacing 1 s`, `1 s`. */
+export function guardLabels(wait: GuardWaitRow): string[] {
+  return [guardLabel(wait), formatMs(wait.waited)];
+}
+
+function unique(labels: string[]): string[] {
+  return [...new Set(labels)];
 }
 
 /** A probe's marker on its lane (a sign, so the result reads without colour) and what it says. */
@@ -138,52 +158,49 @@ export function waitComputation(wait: WaitRow): string[] {
   ];
 }
 
-const OUTCOME_LABELS: Readonly<Record<RowOutcome, string>> = {
-  success: 'success',
-  exhausted: 'retries exhausted',
-  'not-retryable': 'not retryable',
-  aborted: 'aborted',
-  deadline: 'deadline exceeded',
-  'breaker-open': 'breaker open',
-  'budget-exhausted': 'budget exhausted',
-  'rate-limited': 'rate limited',
-  'quota-spent': 'quota spent (pacing)',
-  'bulkhead-rejected': 'bulkhead full',
-  throttled: 'throttled (client-side)',
-  'retry-after-too-long': 'Retry-After too long',
-  'origin-failing': 'origin still failing (parked)',
-  pending: 'pending',
+/**
+ * How each outcome reads: in full (the detail pane, the filter, titles), short (the list's
+ * Outcome column), and, for a request a guard refused, the guard that did, named as the app
+ * configured it: a pacing refusal (`quota-spent`) says pacing, never limiter.
+ */
+const OUTCOMES: Readonly<
+  Record<RowOutcome, { readonly label: string; readonly short: string; readonly guard?: string }>
+> = {
+  success: { label: 'success', short: 'success' },
+  exhausted: { label: 'retries exhausted', short: 'exhausted' },
+  'not-retryable': { label: 'not retryable', short: 'not retryable' },
+  aborted: { label: 'aborted', short: 'aborted' },
+  deadline: { label: 'deadline exceeded', short: 'deadline' },
+  'breaker-open': { label: 'breaker open', short: 'breaker open', guard: 'breaker' },
+  'budget-exhausted': { label: 'retry budget exhausted', short: 'budget spent', guard: 'budget' },
+  'rate-limited': { label: 'rate limited (limiter)', short: 'limiter', guard: 'limiter' },
+  'quota-spent': { label: 'quota spent (pacing)', short: 'quota spent', guard: 'pacing' },
+  'bulkhead-rejected': { label: 'bulkhead full', short: 'bulkhead full', guard: 'bulkhead' },
+  throttled: { label: 'throttled (client-side)', short: 'throttled', guard: 'throttle' },
+  'retry-after-too-long': {
+    label: 'Retry-After too long',
+    short: 'hint too long',
+    guard: 'Retry-After too long',
+  },
+  'origin-failing': { label: 'origin still failing (parked)', short: 'origin failing', guard: 'gate' },
+  pending: { label: 'pending', short: 'pending' },
 };
 
 export function outcomeLabel(outcome: RowOutcome): string {
-  return OUTCOME_LABELS[outcome];
+  return OUTCOMES[outcome].label;
+}
+
+/** The Outcome column's text: a word or two (the full label is the cell's title). */
+export function outcomeShort(outcome: RowOutcome): string {
+  return OUTCOMES[outcome].short;
 }
 
 /**
  * The marker a request refused by a guard gets at its end (such a request may have no attempt
- * bar at all, and nothing else would show why it stopped).
+ * bar at all, and nothing else would show why it stopped): the guard's name.
  */
 export function refusalLabel(row: RequestRow): string | undefined {
-  switch (row.outcome) {
-    case 'breaker-open':
-      return 'breaker';
-    case 'budget-exhausted':
-      return 'budget';
-    case 'rate-limited':
-      return 'limiter';
-    case 'quota-spent':
-      return 'pacing';
-    case 'bulkhead-rejected':
-      return 'bulkhead';
-    case 'throttled':
-      return 'throttle';
-    case 'retry-after-too-long':
-      return 'Retry-After too long';
-    case 'origin-failing':
-      return 'gate';
-    default:
-      return undefined;
-  }
+  return OUTCOMES[row.outcome].guard;
 }
 
 /** What the row says when the extension stopped recording a request's events at its limit. */
@@ -202,13 +219,81 @@ export function attemptStatusText(attempt: AttemptRow): string {
   return attempt.outcome;
 }
 
-/** The row's status cell: the final status, else a short word for how it stands. */
+/** The row's status in full: the final status, else how it stands (an error's code or name). */
 export function rowStatusText(row: RequestRow): string {
   if (row.status !== undefined) return String(row.status);
   if (row.outcome === 'pending') return '…';
   const last = row.attempts[row.attempts.length - 1];
   if (last?.error) return last.error.code ?? last.error.name;
   return row.attempts.length === 0 ? '—' : 'failed';
+}
+
+/**
+ * Errors without a status, in a word a narrow Status column can show (the full code and
+ * message go in its title). Node's and undici's codes, and the DOM's error names.
+ */
+const ERROR_WORDS: Readonly<Record<string, string>> = {
+  ECONNRESET: 'reset',
+  UND_ERR_SOCKET: 'reset',
+  EPIPE: 'reset',
+  ECONNREFUSED: 'refused',
+  ETIMEDOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+  ECONNABORTED: 'timeout',
+  TimeoutError: 'timeout',
+  ENOTFOUND: 'DNS',
+  EAI_AGAIN: 'DNS',
+  AbortError: 'aborted',
+  ERR_CANCELED: 'aborted',
+  // fetch's network failure (a reset, a refused connection or CORS: the page cannot tell which).
+  TypeError: 'network',
+  ERR_NETWORK: 'network',
+};
+
+/** The Status column's text: the status, else a word for the error (`reset`, `timeout` …). */
+export function rowStatusShort(row: RequestRow): string {
+  if (row.status !== undefined || row.outcome === 'pending') return rowStatusText(row);
+  const error = row.attempts[row.attempts.length - 1]?.error;
+  if (!error) return rowStatusText(row);
+  const known = [error.code, error.name].find((key) => key !== undefined && Object.hasOwn(ERROR_WORDS, key));
+  return known === undefined ? 'error' : (ERROR_WORDS[known] as string);
+}
+
+/** The Status cell's title: the status or error in full, and how the request ended. */
+export function rowStatusTitle(row: RequestRow): string {
+  const error = row.status === undefined ? row.attempts[row.attempts.length - 1]?.error : undefined;
+  const status = error
+    ? `${error.code === undefined ? '' : `${error.code} `}(${error.name}: ${error.message})`
+    : rowStatusText(row);
+  return `${status} · ${outcomeLabel(row.outcome)}`;
+}
+
+/**
+ * A request's short name, as a narrow list shows it: the last segment of its path (an id-like
+ * one keeps its parent: `orders/1234`), and its query apart (`?page=*`), which may be cut where the
+ * name may not. A row without a URL path keeps what it shows instead (an operation's name).
+ */
+export function shortName(row: Pick<RequestRow, 'origin' | 'path'>): { name: string; query: string } {
+  if (row.origin === '' || !row.path.startsWith('/')) return { name: row.path, query: '' };
+  const at = row.path.indexOf('?');
+  const pathname = at < 0 ? row.path : row.path.slice(0, at);
+  const query = at < 0 ? '' : row.path.slice(at);
+  const segments = pathname.split('/').filter((segment) => segment !== '');
+  const last = segments[segments.length - 1];
+  if (last === undefined) return { name: '/', query };
+  const parent = segments[segments.length - 2];
+  const name = parent !== undefined && ID_LIKE.test(last) ? `${parent}/${last}` : last;
+  return { name: `${name}${pathname.endsWith('/') ? '/' : ''}`, query };
+}
+
+/** A number, a UUID, a hex digest, or a mask: a segment that names a record, not a resource. */
+const ID_LIKE = /^(?:\d+|[\da-f]{8}-[\da-f-]{27,}|[\da-f]{16,}|\*+)$/i;
+
+/** The budget lane's count: `89 retries left`, `1 retry left`. */
+export function budgetLabel(remaining: number): string {
+  return `${remaining} ${remaining === 1 ? 'retry' : 'retries'} left`;
 }
 
 /** `12:03:04.567` in local time. */

@@ -5,7 +5,7 @@
  */
 
 import browser from 'webextension-polyfill';
-import { applyTheme, mountPanel, srcParameter } from './mount';
+import { followDevtoolsTheme, mountPanel, srcParameter } from './mount';
 import { connectWorker, staticSource } from './sources';
 
 /** `?tabId=N` first (tests open panel.html as a page), then the inspected window's tab. */
@@ -17,9 +17,9 @@ function tabIdOf(search: string): number | undefined {
   return typeof tabId === 'number' && tabId >= 0 ? tabId : undefined;
 }
 
-const panels = browser.devtools?.panels;
-applyTheme(panels?.themeName);
-panels?.onThemeChanged?.addListener((name) => applyTheme(name));
+// webextension-polyfill passes Chrome's `setThemeChangeHandler` through, as it does any function
+// it does not wrap; Firefox's `browser` has `onThemeChanged` itself.
+followDevtoolsTheme(browser.devtools?.panels);
 
 const root = document.getElementById('root');
 if (root) {

@@ -41,6 +41,34 @@ export function applyTheme(themeName: string | undefined): void {
   document.documentElement.dataset.theme = themeName === 'dark' ? 'dark' : 'light';
 }
 
+/**
+ * The part of `devtools.panels` that tells of DevTools' theme. Firefox fires `onThemeChanged`;
+ * Chrome has no such event (reading it gives undefined) but calls the one handler given to
+ * `setThemeChangeHandler` with the new theme's name.
+ */
+export interface ThemePanels {
+  readonly themeName?: string;
+  readonly onThemeChanged?: { addListener(listener: (themeName: string) => void): void };
+  readonly setThemeChangeHandler?: (handler?: (themeName: string) => void) => void;
+}
+
+/**
+ * Applies DevTools' theme now and on every change, through whichever API the browser has (both
+ * where both exist: the theme is applied idempotently). Returns which were used.
+ */
+export function followDevtoolsTheme(
+  panels: ThemePanels | undefined,
+  apply: (themeName: string | undefined) => void = applyTheme,
+): { readonly event: boolean; readonly handler: boolean } {
+  apply(panels?.themeName);
+  const onChange = (themeName: unknown) => apply(typeof themeName === 'string' ? themeName : undefined);
+  const event = typeof panels?.onThemeChanged?.addListener === 'function';
+  if (event) panels?.onThemeChanged?.addListener(onChange);
+  const handler = typeof panels?.setThemeChangeHandler === 'function';
+  if (handler) panels?.setThemeChangeHandler?.(onChange);
+  return { event, handler };
+}
+
 /** The `?src=` parameter, when present. */
 export function srcParameter(search: string): string | undefined {
   return new URLSearchParams(search).get('src') ?? undefined;

@@ -5,9 +5,19 @@
  */
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { Axis } from '../model/axis';
 import type { NavigationMark, RequestRow } from '../model/timeline';
-import { formatMs, outcomeLabel, rowStatusText, truncationText } from './format';
-import { axisFor, Waterfall, WaterfallAxis } from './waterfall';
+import {
+  formatMs,
+  outcomeLabel,
+  outcomeShort,
+  rowStatusShort,
+  rowStatusTitle,
+  shortName,
+  truncationText,
+} from './format';
+import { useWidth } from './use-width';
+import { Waterfall, WaterfallAxis } from './waterfall';
 
 export const ROW_HEIGHT = 24;
 /** Rows rendered beyond each edge of the viewport, so a fast scroll shows no blank. */
@@ -40,14 +50,17 @@ export interface RequestListProps {
   /** The selected row's {@link RequestRow.key}. */
   readonly selectedKey: string | undefined;
   readonly onSelect: (key: string | undefined) => void;
+  /** The session's axis, which every row (and lane) is drawn on. */
+  readonly axis: Axis | undefined;
   /** The time running requests are drawn up to. */
   readonly now: number;
   /** Keep the newest rows in view while the list is scrolled to its end (a live tab). @default false */
   readonly follow?: boolean;
 }
 
-export function RequestList({ items, selectedKey, onSelect, now, follow = false }: RequestListProps) {
+export function RequestList({ items, selectedKey, onSelect, axis, now, follow = false }: RequestListProps) {
   const scroller = useRef<HTMLElement>(null);
+  const [axisRef, width] = useWidth<HTMLDivElement>();
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(0);
   // Follow new requests while the user is at the bottom, as the Network panel does.
@@ -78,15 +91,6 @@ export function RequestList({ items, selectedKey, onSelect, now, follow = false 
   const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(items.length, Math.ceil((scrollTop + viewport) / ROW_HEIGHT) + OVERSCAN);
   const visible = items.slice(first, last);
-  const axis = useMemo(
-    () =>
-      axisFor(
-        visible.flatMap((item) => (item.kind === 'row' ? [item.row] : [])),
-        now,
-      ),
-    // `visible` is a fresh array each render; its bounds and the items decide it.
-    [items, first, last, now],
-  );
 
   // Keep the selection in view when it moves by keyboard.
   const selectedAt = useMemo(
@@ -123,15 +127,18 @@ export function RequestList({ items, selectedKey, onSelect, now, follow = false 
   return (
     <div class="rl-list">
       <div class="rl-list__header rl-cols">
-        <span>Status</span>
-        <span>Method</span>
-        <span>URL</span>
-        <span class="rl-col--wide">Client</span>
-        <span title="Attempts">#</span>
-        <span class="rl-col--wide">Outcome</span>
-        <span class="rl-col--wide">Time</span>
-        <span class="rl-list__axis">
-          <WaterfallAxis axis={axis} />
+        <span class="rl-c-status">Status</span>
+        <span class="rl-c-method">Method</span>
+        <span class="rl-c-url">URL</span>
+        <span class="rl-c-name">Name</span>
+        <span class="rl-c-client">Client</span>
+        <span class="rl-c-attempts" title="Attempts">
+          #
+        </span>
+        <span class="rl-c-outcome">Outcome</span>
+        <span class="rl-c-time">Time</span>
+        <span class="rl-c-waterfall rl-list__axis">
+          <WaterfallAxis axis={axis} width={width} innerRef={axisRef} />
         </span>
       </div>
       {/* A scrollable region is focusable (WCAG 2.1.1), and then the arrow keys move the selection. */}
@@ -150,7 +157,7 @@ export function RequestList({ items, selectedKey, onSelect, now, follow = false 
       >
         <div class="rl-list__spacer" style={{ height: `${items.length * ROW_HEIGHT}px` }}>
           <div class="rl-list__window" style={{ transform: `translateY(${first * ROW_HEIGHT}px)` }}>
-            {visible.map((item) =>
+            {visible.map((item, at) =>
               item.kind === 'navigation' ? (
                 <div
                   key={`nav-${item.navigation.t}-${item.navigation.beforeRow}`}
@@ -165,6 +172,9 @@ export function RequestList({ items, selectedKey, onSelect, now, follow = false 
                   row={item.row}
                   axis={axis}
                   now={now}
+                  width={width}
+                  // Striped by place in the whole list, so the stripes stay with their rows as it scrolls.
+                  alt={(first + at) % 2 === 1}
                   selected={item.row.key === selectedKey}
                   onSelect={onSelect}
                 />
@@ -179,44 +189,71 @@ export function RequestList({ items, selectedKey, onSelect, now, follow = false 
 
 interface RowProps {
   readonly row: RequestRow;
-  readonly axis: { readonly start: number; readonly end: number };
+  readonly axis: Axis;
   readonly now: number;
+  /** The waterfall's width in px, once laid out. */
+  readonly width: number | undefined;
+  /** Whether it is an even row of the list (the second, fourth …), drawn on the alternate background. */
+  readonly alt: boolean;
   readonly selected: boolean;
   readonly onSelect: (key: string) => void;
 }
 
-function Row({ row, axis, now, selected, onSelect }: RowProps) {
+/**
+ * A request's cells. Every column is rendered and the stylesheet shows the ones the list's width
+ * has room for: URL, Client, Outcome and Time when wide; a short Name in their place when narrow.
+ */
+function Row({ row, axis, now, width, alt, selected, onSelect }: RowProps) {
   const time = row.end === undefined ? undefined : row.end - row.start;
   const retried = row.attempts.length > 1;
+  const url = row.url === '' ? row.path : row.url;
+  const short = shortName(row);
   return (
     // biome-ignore lint/a11y/useKeyWithClickEvents: the list handles the keyboard (arrow keys move the selection).
     // biome-ignore lint/a11y/noStaticElementInteractions: as above.
     <div
-      class={`rl-row rl-cols rl-row--${row.outcome}${selected ? ' rl-row--selected' : ''}${row.complete ? '' : ' rl-row--partial'}`}
+      class={`rl-row rl-cols rl-row--${row.outcome}${alt ? ' rl-row--alt' : ''}${selected ? ' rl-row--selected' : ''}${row.complete ? '' : ' rl-row--partial'}`}
       aria-current={selected ? 'true' : undefined}
       data-testid="request-row"
       data-request-id={row.requestId}
       data-source={row.source}
       onClick={() => onSelect(row.key)}
     >
-      <span class="rl-cell rl-cell--status">{rowStatusText(row)}</span>
-      <span class="rl-cell">{row.method}</span>
-      <span class="rl-cell rl-cell--url" title={row.url === '' ? row.path : row.url}>
-        {row.origin === '' ? null : <span class="rl-cell__origin">{row.origin}</span>}
-        {row.path}
+      <span class="rl-cell rl-c-status" title={rowStatusTitle(row)}>
+        {rowStatusShort(row)}
       </span>
-      <span class="rl-cell rl-col--wide">{row.client}</span>
+      <span class="rl-cell rl-c-method">{row.method}</span>
+      <span class="rl-cell rl-c-url" title={url}>
+        {row.origin === '' ? null : <span class="rl-cell__origin">{row.origin}</span>}
+        <span class="rl-url__path">{row.path}</span>
+      </span>
       <span
-        class={`rl-cell rl-cell--num${retried ? ' rl-cell--retried' : ''}`}
+        class="rl-cell rl-c-name"
+        data-testid="row-name"
+        title={row.method === '' ? url : `${row.method} ${url}`}
+      >
+        <span class="rl-name__name">
+          {row.method === '' || row.method === 'GET' ? null : (
+            <span class="rl-cell__method">{row.method} </span>
+          )}
+          {short.name}
+        </span>
+        {short.query === '' ? null : <span class="rl-name__query">{short.query}</span>}
+      </span>
+      <span class="rl-cell rl-c-client">{row.client}</span>
+      <span
+        class={`rl-cell rl-cell--num rl-c-attempts${retried ? ' rl-cell--retried' : ''}`}
         data-testid={row.truncated ? 'truncated' : undefined}
-        title={row.truncated ? truncationText(row.truncated) : undefined}
+        title={row.truncated ? truncationText(row.truncated) : `${row.attempts.length} attempts`}
       >
         {row.truncated ? `${row.attempts.length}+` : row.attempts.length}
       </span>
-      <span class="rl-cell rl-col--wide">{outcomeLabel(row.outcome)}</span>
-      <span class="rl-cell rl-cell--num rl-col--wide">{time === undefined ? '' : formatMs(time)}</span>
-      <span class="rl-cell rl-cell--waterfall">
-        <Waterfall row={row} axis={axis} now={now} />
+      <span class="rl-cell rl-c-outcome" title={outcomeLabel(row.outcome)}>
+        {outcomeShort(row.outcome)}
+      </span>
+      <span class="rl-cell rl-cell--num rl-c-time">{time === undefined ? '' : formatMs(time)}</span>
+      <span class="rl-cell rl-c-waterfall">
+        <Waterfall row={row} axis={axis} now={now} width={width} />
       </span>
     </div>
   );

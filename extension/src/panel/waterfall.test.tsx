@@ -1,10 +1,11 @@
 // @vitest-environment happy-dom
 import { cleanup, render, screen } from '@testing-library/preact';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sessionAxis } from '../model/axis';
 import { ev, scenario } from '../model/fixtures';
 import { foldTimeline } from '../model/timeline';
-import { formatMs, waitComputation, waitLabel } from './format';
-import { axisFor, Waterfall } from './waterfall';
+import { formatMs, outcomeLabel, outcomeShort, waitComputation, waitLabel, waitLabels } from './format';
+import { Waterfall, WaterfallAxis } from './waterfall';
 
 afterEach(cleanup);
 
@@ -13,10 +14,11 @@ const r1 = timeline.rows[0];
 if (!r1) throw new Error('fixture');
 
 describe('Waterfall', () => {
+  // r1 spans 1000 (the limiter wait's start) to 3640.
+  const r1Axis = { start: 1000, end: 3640 };
+
   it('draws one bar per attempt, coloured by status class', () => {
-    const axis = axisFor([r1], 0);
-    if (!axis) throw new Error('axis');
-    render(<Waterfall row={r1} axis={axis} now={0} />);
+    render(<Waterfall row={r1} axis={r1Axis} now={0} />);
     const bars = screen.getAllByTestId('attempt-bar');
     expect(bars.map((bar) => bar.dataset.status)).toEqual(['503', 'transport', '200']);
     expect(bars.map((bar) => bar.className)).toEqual([
@@ -27,23 +29,38 @@ describe('Waterfall', () => {
   });
 
   it('labels each wait with its reason: the guard, the Retry-After hint, the backoff', () => {
-    const axis = axisFor([r1], 0);
-    if (!axis) throw new Error('axis');
-    render(<Waterfall row={r1} axis={axis} now={0} />);
-    expect(screen.getAllByTestId('wait').map((wait) => wait.textContent)).toEqual([
-      'limiter 100 ms',
-      'Retry-After 2 s',
-      'backoff 412 ms (exponential, full)',
+    render(<Waterfall row={r1} axis={r1Axis} now={0} />);
+    const labels = ['limiter 100 ms', 'Retry-After 2 s', 'backoff 412 ms (exponential, full)'];
+    const waits = screen.getAllByTestId('wait');
+    // In full for screen readers, and (before the waterfall is laid out) on screen.
+    expect(waits.map((wait) => wait.querySelector('.rl-sr')?.textContent)).toEqual(labels);
+    expect(waits.map((wait) => wait.querySelector('.rl-fit__text')?.textContent)).toEqual(labels);
+    expect(waits.map((wait) => wait.title)).toEqual([
+      `limiter 100 ms (${r1.guardWaits[0]?.key}) before attempt 1`,
+      'Retry-After 2 s after attempt 1',
+      'backoff 412 ms (exponential, full) after attempt 2',
     ]);
   });
 
+  it('shows the longest label a wait has room for, else none, never a cut one (the title keeps it all)', () => {
+    // 2640 ms over 330 px: 8 ms a pixel. The limiter's 100 ms are 12.5 px, Retry-After's 2 s
+    // 250 px, the backoff's 412 ms 51.5 px.
+    render(<Waterfall row={r1} axis={r1Axis} now={0} width={330} />);
+    const waits = screen.getAllByTestId('wait');
+    expect(waits.map((wait) => wait.querySelector('.rl-fit__text')?.textContent ?? '')).toEqual([
+      '',
+      'Retry-After 2 s',
+      '412 ms',
+    ]);
+    expect(waits[2]?.title).toBe('backoff 412 ms (exponential, full) after attempt 2');
+    expect(waits[0]?.querySelector('.rl-sr')?.textContent).toBe('limiter 100 ms');
+  });
+
   it('places bars and waits on the shared axis', () => {
-    // r1 spans 1000 (the limiter wait's start) to 3640.
-    const axis = { start: 1000, end: 3640 };
-    render(<Waterfall row={r1} axis={axis} now={0} />);
-    const retryAfter = screen.getByText('Retry-After 2 s');
-    expect(retryAfter.style.left).toBe(`${Math.round((150 / 2640) * 100 * 1000) / 1000}%`);
-    expect(retryAfter.style.width).toBe(`${Math.round((2000 / 2640) * 100 * 1000) / 1000}%`);
+    render(<Waterfall row={r1} axis={r1Axis} now={0} />);
+    const retryAfter = screen.getAllByTestId('wait')[1];
+    expect(retryAfter?.style.left).toBe(`${Math.round((150 / 2640) * 100 * 1000) / 1000}%`);
+    expect(retryAfter?.style.width).toBe(`${Math.round((2000 / 2640) * 100 * 1000) / 1000}%`);
     const last = screen.getAllByTestId('attempt-bar')[2];
     expect(last?.style.left).toBe(`${Math.round((2592 / 2640) * 100 * 1000) / 1000}%`);
   });
@@ -56,7 +73,7 @@ describe('Waterfall', () => {
       ev('a', { type: 'attempt-start', t: 10, attempt: 2 }),
     ]).rows[0];
     if (!row) throw new Error('fixture');
-    const axis = axisFor([row], 100);
+    const axis = sessionAxis(foldTimeline([]), 100) ?? { start: 0, end: 100 };
     expect(axis).toEqual({ start: 0, end: 100 });
     if (!axis) return;
     render(<Waterfall row={row} axis={axis} now={100} />);
@@ -78,6 +95,9 @@ describe('Waterfall', () => {
   it.each([
     ['rate-limited', 'limiter'],
     ['quota-spent', 'pacing'],
+    ['budget-exhausted', 'budget'],
+    ['bulkhead-rejected', 'bulkhead'],
+    ['throttled', 'throttle'],
   ] as const)('names the guard that refused: %s is marked %s', (outcome, label) => {
     const [row] = foldTimeline([
       ev('q', {
@@ -92,6 +112,111 @@ describe('Waterfall', () => {
     if (!row) throw new Error('fixture');
     render(<Waterfall row={row} axis={{ start: 0, end: 2 }} now={2} />);
     expect(screen.getByTestId('refusal').textContent).toBe(label);
+  });
+
+  it('says pacing, never limiter or rate limited, for an app whose pacing held or refused it', () => {
+    // The app has pacing() and no rate limiter: one request waited for the quota, one was refused.
+    const timeline = foldTimeline([
+      ev('held', {
+        type: 'request-start',
+        t: 0,
+        client: 'fetch',
+        method: 'GET',
+        url: 'https://api.example/a',
+      }),
+      ev('held', {
+        type: 'guard-wait',
+        t: 1000,
+        attempt: 1,
+        guard: 'pacing',
+        key: 'https://api.example/a',
+        waited: 1000,
+      }),
+      ev('held', { type: 'attempt-start', t: 1000, attempt: 1 }),
+      ev('held', { type: 'attempt-end', t: 1010, attempt: 1, outcome: 'success', duration: 10, status: 200 }),
+      ev('held', {
+        type: 'request-end',
+        t: 1010,
+        outcome: 'success',
+        attempts: 1,
+        totalDelay: 1000,
+        duration: 1010,
+        status: 200,
+      }),
+      ev('refused', {
+        type: 'request-start',
+        t: 1100,
+        client: 'fetch',
+        method: 'GET',
+        url: 'https://api.example/a',
+      }),
+      ev('refused', {
+        type: 'request-end',
+        t: 1101,
+        outcome: 'quota-spent',
+        attempts: 0,
+        totalDelay: 0,
+        duration: 1,
+        error: {
+          name: 'RateLimitedError',
+          message: 'https://api.example/a was not sent: the server said the quota is spent',
+        },
+      }),
+    ]);
+    const axis = sessionAxis(timeline);
+    if (!axis) throw new Error('axis');
+    const { container } = render(
+      <div>
+        {timeline.rows.map((row) => (
+          <Waterfall key={row.key} row={row} axis={axis} now={0} />
+        ))}
+      </div>,
+    );
+    expect(screen.getByTestId('wait').dataset.kind).toBe('pacing');
+    expect(screen.getByTestId('wait').title).toMatch(/^pacing 1 s/);
+    expect(screen.getByTestId('refusal').textContent).toBe('pacing');
+    expect(container.textContent).not.toMatch(/limit/i);
+    expect(outcomeLabel('quota-spent')).toBe('quota spent (pacing)');
+    expect(outcomeShort('quota-spent')).toBe('quota spent');
+    // A limiter's refusal names the limiter.
+    expect(outcomeLabel('rate-limited')).toBe('rate limited (limiter)');
+  });
+});
+
+describe('WaterfallAxis', () => {
+  it('ticks at 1, 2 or 5 × 10^n from the session’s start', () => {
+    // 7 s over 420 px: at most 7 ticks 60 px apart, so a 1 s step.
+    render(<WaterfallAxis axis={{ start: 1000, end: 8000 }} width={420} />);
+    expect(screen.getAllByTestId('tick').map((tick) => tick.textContent)).toEqual([
+      '0',
+      '+1 s',
+      '+2 s',
+      '+3 s',
+      '+4 s',
+      '+5 s',
+      '+6 s',
+    ]);
+    cleanup();
+    // 7 s over 200 px: 3 ticks at most, a 5 s step (not +2.3 s, +4.7 s).
+    render(<WaterfallAxis axis={{ start: 1000, end: 8000 }} width={200} />);
+    expect(screen.getAllByTestId('tick').map((tick) => [tick.textContent, tick.style.left])).toEqual([
+      ['0', '0%'],
+      ['+5 s', '71.429%'],
+    ]);
+  });
+
+  it('puts the last label before its tick where the edge leaves no room after it, or leaves it out', () => {
+    // +10 s at 78% of 170 px: 37 px to the edge, too few for its label; 133 px from the first tick.
+    render(<WaterfallAxis axis={{ start: 0, end: 12_800 }} width={170} />);
+    const ticks = screen.getAllByTestId('tick');
+    expect(ticks.map((tick) => [tick.textContent, tick.className])).toEqual([
+      ['0', 'rl-axis__tick'],
+      ['+10 s', 'rl-axis__tick rl-axis__tick--end'],
+    ]);
+    cleanup();
+    // At 90 px the steps are too close for it: left out.
+    render(<WaterfallAxis axis={{ start: 0, end: 12_800 }} width={90} />);
+    expect(screen.getAllByTestId('tick').map((tick) => tick.textContent)).toEqual(['0']);
   });
 });
 
@@ -125,6 +250,19 @@ describe('wait labels', () => {
     ],
   ] as const)('labels %o as %j', (w, label) => {
     expect(waitLabel(w)).toBe(label);
+  });
+
+  it('shortens a label in steps, for a narrow wait: the reason and the delay, then the delay', () => {
+    expect(waitLabels(wait)).toEqual(['backoff 412 ms (exponential, full)', 'backoff 412 ms', '412 ms']);
+    expect(waitLabels({ ...wait, reason: 'retry-after', delay: 2000 })).toEqual(['Retry-After 2 s', '2 s']);
+    expect(
+      waitLabels({
+        ...wait,
+        reason: 'rate-limit-reset',
+        delay: 1500,
+        hint: { source: 'ratelimit', delay: 1500 },
+      }),
+    ).toEqual(['RateLimit 1.5 s', '1.5 s']);
   });
 
   it('explains a backoff: raw → capped → jittered', () => {

@@ -1,91 +1,64 @@
 /**
  * One request's waterfall: a bar per attempt coloured by how it ended, hatched segments for the
- * waits between them (labelled with why), and guard waits before the attempts they held back. All
- * rows in view share one time axis, so bars line up across requests.
+ * waits between them (labelled with why), and guard waits before the attempts they held back.
+ * Every row and lane is drawn on the session's one axis ({@link sessionAxis}), so bars line up
+ * across requests and stay put while the list scrolls.
  */
 
+import type { Ref } from 'preact';
+import { type Axis, axisTicks, percentAt, spanOn, tickLabel } from '../model/axis';
 import { attemptClass, type RequestRow } from '../model/timeline';
-import { clockTime, formatMs, guardLabel, refusalLabel, waitLabel } from './format';
+import { clockTime, formatMs, guardLabels, refusalLabel, waitLabels } from './format';
+import { fitLabel, labelWidth, pxOf } from './label-fit';
 
-/** The time span the visible rows share. */
-export interface Axis {
-  readonly start: number;
-  readonly end: number;
-}
-
-/** The axis of `rows`: from the earliest thing drawn to the latest (`now` for what is still running). */
-export function axisFor(rows: readonly RequestRow[], now: number): Axis | undefined {
-  let start = Number.POSITIVE_INFINITY;
-  let end = Number.NEGATIVE_INFINITY;
-  for (const row of rows) {
-    const first = row.guardWaits[0];
-    const rowStart = first === undefined ? row.start : Math.min(row.start, first.start);
-    if (rowStart < start) start = rowStart;
-    const rowEnd = row.outcome === 'pending' ? Math.max(row.last, now) : row.last;
-    if (rowEnd > end) end = rowEnd;
-  }
-  if (!Number.isFinite(start) || !Number.isFinite(end)) return undefined;
-  // A zero-length axis (one instant request) still needs a width to draw in.
-  return { start, end: Math.max(end, start + 1) };
-}
-
-/** `left`/`width` in percent of the axis, never narrower than a hairline. */
-function place(axis: Axis, from: number, to: number): { left: string; width: string } {
-  const span = axis.end - axis.start;
-  const left = ((Math.max(from, axis.start) - axis.start) / span) * 100;
-  const right = ((Math.min(Math.max(to, from), axis.end) - axis.start) / span) * 100;
-  // Preact 11 adds no `px`/`%` to numbers: every length is a string with its unit.
-  return { left: `${clamp(left)}%`, width: `${clamp(right - left)}%` };
-}
-
-function clamp(percent: number): number {
-  return Math.round(Math.min(100, Math.max(0, percent)) * 1000) / 1000;
-}
+export type { Axis };
 
 export interface WaterfallProps {
   readonly row: RequestRow;
   readonly axis: Axis;
   /** Where running attempts end for now. */
   readonly now: number;
+  /** The waterfall's width in px, to choose labels that fit; undefined before layout. */
+  readonly width?: number | undefined;
 }
 
-export function Waterfall({ row, axis, now }: WaterfallProps) {
+/** Preact 11 adds no `px`/`%` to numbers: every length is a string with its unit. */
+const percent = (value: number): string => `${value}%`;
+
+export function Waterfall({ row, axis, now, width }: WaterfallProps) {
   const refusal = refusalLabel(row);
   return (
     <div class="rl-waterfall" data-testid="waterfall">
       {row.guardWaits.map((wait) => {
-        const label = guardLabel(wait);
+        const labels = guardLabels(wait);
         return (
-          <span
+          <Wait
             key={`g${wait.attempt}-${wait.guard}`}
-            class={`rl-wait rl-wait--${wait.guard}`}
-            data-testid="wait"
-            data-kind={wait.guard}
-            style={place(axis, wait.start, wait.end)}
-            title={`${label} (${wait.key}) before attempt ${wait.attempt}`}
-          >
-            {label}
-          </span>
+            kind={wait.guard}
+            span={spanOn(axis, wait.start, wait.end)}
+            labels={labels}
+            title={`${labels[0]} (${wait.key}) before attempt ${wait.attempt}`}
+            width={width}
+          />
         );
       })}
       {row.waits.map((wait) => {
-        const label = waitLabel(wait);
+        const labels = waitLabels(wait);
         return (
-          <span
+          <Wait
             key={`w${wait.afterAttempt}`}
-            class={`rl-wait rl-wait--${wait.reason}`}
-            data-testid="wait"
-            data-kind={wait.reason}
-            style={place(axis, wait.start, wait.start + wait.delay)}
-            title={`${label} after attempt ${wait.afterAttempt}`}
-          >
-            {label}
-          </span>
+            kind={wait.reason}
+            span={spanOn(axis, wait.start, wait.start + wait.delay)}
+            labels={labels}
+            title={`${labels[0]} after attempt ${wait.afterAttempt}`}
+            width={width}
+          />
         );
       })}
       {row.attempts.map((attempt) => {
         const kind = attemptClass(attempt);
         const end = attempt.end ?? Math.max(now, attempt.start);
+        const span = spanOn(axis, attempt.start, end);
         return (
           <span
             key={`a${attempt.n}`}
@@ -93,28 +66,91 @@ export function Waterfall({ row, axis, now }: WaterfallProps) {
             data-testid="attempt-bar"
             data-status={attempt.status === undefined ? kind : String(attempt.status)}
             data-attempt={String(attempt.n)}
-            style={place(axis, attempt.start, end)}
+            style={{ left: percent(span.left), width: percent(span.width) }}
             title={`attempt ${attempt.n}: ${attempt.status ?? attempt.error?.name ?? attempt.outcome} · ${
               attempt.end === undefined ? 'running' : formatMs(attempt.end - attempt.start)
             } · ${clockTime(attempt.start)}`}
           />
         );
       })}
-      {refusal !== undefined && <Refusal label={refusal} at={row.end ?? row.last} axis={axis} />}
+      {refusal !== undefined && (
+        <Refusal label={refusal} at={row.end ?? row.last} axis={axis} width={width} />
+      )}
     </div>
   );
 }
 
-/** Where a guard refused the request; its label sits on whichever side has room. */
-function Refusal({ label, at, axis }: { readonly label: string; readonly at: number; readonly axis: Axis }) {
-  const { left } = place(axis, at, at);
-  const percent = Number.parseFloat(left);
-  const style = percent > 70 ? { right: `${clamp(100 - percent)}%` } : { left };
+interface WaitProps {
+  readonly kind: string;
+  readonly span: { readonly left: number; readonly width: number };
+  /** Longest first; the longest that fits is shown, the first is in the title. */
+  readonly labels: readonly string[];
+  readonly title: string;
+  readonly width: number | undefined;
+}
+
+function Wait({ kind, span, labels, title, width }: WaitProps) {
   return (
     <span
-      class={percent > 70 ? 'rl-refusal rl-refusal--before' : 'rl-refusal'}
+      class={`rl-wait rl-wait--${kind}`}
+      data-testid="wait"
+      data-kind={kind}
+      style={{ left: percent(span.left), width: percent(span.width) }}
+      title={title}
+    >
+      <FitText labels={labels} px={pxOf(span.width, width)} />
+    </span>
+  );
+}
+
+export interface FitTextProps {
+  /** What is shown: the longest of these that fits, longest first. */
+  readonly labels: readonly string[];
+  /** The box's width in px, if known. */
+  readonly px: number | undefined;
+  /** What screen readers read (and the element's text says). @default the first label */
+  readonly full?: string;
+}
+
+/**
+ * A box's label: the longest of `labels` that fits is shown, whole or not at all (the stylesheet
+ * wraps a label its box cannot hold onto a second line, which the box hides: `.rl-fit`); the full
+ * text is always there for screen readers.
+ */
+export function FitText({ labels, px, full = labels[0] ?? '' }: FitTextProps) {
+  const shown = fitLabel(labels, px);
+  return (
+    <>
+      <span class="rl-sr">{full}</span>
+      {shown === '' ? null : (
+        <>
+          <span class="rl-fit" aria-hidden="true" />
+          <span class="rl-fit__text" aria-hidden="true">
+            {shown}
+          </span>
+        </>
+      )}
+    </>
+  );
+}
+
+interface RefusalProps {
+  readonly label: string;
+  readonly at: number;
+  readonly axis: Axis;
+  readonly width: number | undefined;
+}
+
+/** Where a guard refused the request; its label sits after the mark if it has room there, else before. */
+function Refusal({ label, at, axis, width }: RefusalProps) {
+  const left = percentAt(axis, at);
+  const room = pxOf(100 - left, width);
+  const before = room === undefined ? left > 70 : labelWidth(label) > room;
+  return (
+    <span
+      class={before ? 'rl-refusal rl-refusal--before' : 'rl-refusal'}
       data-testid="refusal"
-      style={style}
+      style={before ? { right: percent(Math.round((100 - left) * 1000) / 1000) } : { left: percent(left) }}
       title={`refused: ${label} at ${clockTime(at)}`}
     >
       {label}
@@ -122,18 +158,51 @@ function Refusal({ label, at, axis }: { readonly label: string; readonly at: num
   );
 }
 
-/** Tick labels for the shared axis, as offsets from its start (whose clock time is the title). */
-export function WaterfallAxis({ axis }: { readonly axis: Axis | undefined }) {
-  if (!axis) return <div class="rl-axis" />;
-  const span = axis.end - axis.start;
-  const ticks = [0, 0.25, 0.5, 0.75];
+/** Ticks are at least this far apart, so their labels never touch. */
+const TICK_PX = 60;
+
+export interface WaterfallAxisProps {
+  readonly axis: Axis | undefined;
+  /** The axis's width in px (the waterfall's): how many ticks fit. */
+  readonly width: number | undefined;
+  /** Receives the axis's element, which the list measures. */
+  readonly innerRef?: Ref<HTMLDivElement>;
+}
+
+/**
+ * Tick labels for the session's axis, as offsets from its start (whose clock time is the title),
+ * a step of 1, 2 or 5 × 10^n apart. A label with no room before the right edge sits before its
+ * tick instead, if it has room there; else it is left out.
+ */
+export function WaterfallAxis({ axis, width, innerRef = null }: WaterfallAxisProps) {
+  if (!axis) return <div class="rl-axis" ref={innerRef} />;
+  const { step, at } = axisTicks(axis, width === undefined ? 4 : Math.max(1, Math.floor(width / TICK_PX)));
+  const gap = pxOf(percentAt(axis, axis.start + step), width);
   return (
-    <div class="rl-axis" title={`Time from ${clockTime(axis.start)}, for the rows in view`}>
-      {ticks.map((at) => (
-        <span key={at} class="rl-axis__tick" style={{ left: `${at * 100}%` }}>
-          {at === 0 ? '0' : `+${formatMs(span * at)}`}
-        </span>
-      ))}
+    <div
+      class="rl-axis"
+      ref={innerRef}
+      data-testid="axis"
+      title={`Time from ${clockTime(axis.start)}, the start of the session`}
+    >
+      {at.map((offset) => {
+        const left = percentAt(axis, axis.start + offset);
+        const label = tickLabel(offset, step);
+        const room = pxOf(100 - left, width);
+        const end = room !== undefined && room < labelWidth(label);
+        // Before its tick, the label must clear the previous tick's label.
+        if (end && (gap === undefined || gap < 2 * labelWidth(label))) return null;
+        return (
+          <span
+            key={offset}
+            class={end ? 'rl-axis__tick rl-axis__tick--end' : 'rl-axis__tick'}
+            data-testid="tick"
+            style={{ left: percent(left) }}
+          >
+            {label}
+          </span>
+        );
+      })}
     </div>
   );
 }
