@@ -217,3 +217,83 @@ describe('adaptiveThrottle: options and state', () => {
     expect(store.size().throttles).toBe(1);
   });
 });
+
+describe('adaptiveThrottle: state that stays honest (an adversarial review)', () => {
+  const fail = () => Promise.reject(Object.assign(new Error('down'), { code: 'ECONNRESET' }));
+  const ok = () => Promise.resolve('ok');
+  /** `operation`, counting its runs in `runs.count`. */
+  const counted =
+    <T>(runs: { count: number }, operation: () => Promise<T>) =>
+    () => {
+      runs.count += 1;
+      return operation();
+    };
+
+  it('forgets idle keys: 600 origins used once and left for two minutes are swept', async () => {
+    const store = memoryStore();
+    const clock = virtualClock(Date.parse('2026-01-01T00:00:00Z'));
+    const throttle = adaptiveThrottle({ store });
+    for (let i = 0; i < 600; i++)
+      await retry(ok, { retries: 0, throttle, guardKey: `https://o${i}.example`, clock });
+    expect(store.size().throttles).toBe(600);
+    await clock.advance(121_000);
+    for (let i = 0; i < 600; i++)
+      await retry(ok, { retries: 0, throttle, guardKey: 'https://kept.example', clock });
+    expect(store.size().throttles).toBeLessThanOrEqual(1);
+  });
+
+  it('attempts hung longer than the window do not hide the failures that follow', async () => {
+    const clock = virtualClock(Date.parse('2026-01-01T00:00:00Z'));
+    const throttle = adaptiveThrottle({ windowMs: 10_000 });
+    const options = { retries: 0, throttle, guardKey: 'db', clock, random: seededRandom(3) } as const;
+    const stop = new AbortController();
+    const hung = Array.from({ length: 30 }, () =>
+      settle(
+        retry(
+          ({ signal }) =>
+            new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+          { ...options, signal: stop.signal },
+        ),
+      ),
+    );
+    await clock.advance(11_000);
+    const runs = { count: 0 };
+    for (let i = 0; i < 40; i++) await settle(retry(counted(runs, fail), options));
+    // With nothing in flight, about H(40) ≈ 4.3 of 40 run; far fewer than 40 either way.
+    expect(runs.count).toBeLessThanOrEqual(12);
+    stop.abort();
+    await Promise.all(hung);
+  });
+
+  it('a wall clock stepped back starts the counts afresh instead of keeping them until it catches up', async () => {
+    const T = Date.parse('2026-01-01T00:00:00Z');
+    let now = T + 3_600_000;
+    const clock = { now: () => now, sleep: () => Promise.resolve() };
+    const throttle = adaptiveThrottle({ windowMs: 10_000 });
+    const options = { retries: 0, throttle, guardKey: 'api', clock, random: seededRandom(5) } as const;
+    await retry(ok, options); // counted an hour ahead
+    now = T; // the clock steps back
+    for (let i = 0; i < 100; i++) await settle(retry(fail, options));
+    now = T + 120_000; // twelve windows later
+    expect(throttle.state('api', now)).toEqual({ requests: 0, accepts: 0, rejection: 0 });
+    const runs = { count: 0 };
+    for (let i = 0; i < 50; i++) await retry(counted(runs, ok), options);
+    expect(runs.count).toBe(50);
+  });
+
+  it('a 4xx the caller retries with retryOn is an accept (the server did the work), as for the breaker', async () => {
+    server.script('/conflict', [{ status: 409 }]);
+    const throttle = adaptiveThrottle();
+    const client = retryFetch(fetch, {
+      retries: 2,
+      jitter: 'none',
+      backoff: { base: 0 },
+      random: seededRandom(7),
+      retryOn: ({ status }) => status === 409,
+      throttle,
+    });
+    for (let i = 0; i < 10; i++) await client(`${server.url}/conflict`);
+    expect(server.requests('/conflict')).toHaveLength(30);
+    expect(throttle.state(server.url)).toEqual({ requests: 30, accepts: 30, rejection: 0 });
+  });
+});

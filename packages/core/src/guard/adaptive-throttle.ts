@@ -84,23 +84,32 @@ interface Bucket {
 }
 
 /**
- * A key's counts: at most {@link BUCKETS} buckets, oldest first, and the attempts sent whose outcome
- * is not known yet. Kept in memory only, so mutable.
+ * A key's counts: at most {@link BUCKETS} buckets, oldest first. An attempt that is sent is counted
+ * once its outcome is known; a refused one at once. Kept in memory only, so mutable.
  */
 interface ThrottleState {
   buckets: Bucket[];
-  inFlight: number;
 }
 
 type ThrottleSlot = Slot<ThrottleState, AdaptiveThrottleConfig>;
 
 const idle = (slot: ThrottleSlot, now: number) => now - slot.last >= Math.max(IDLE_MS, slot.config.windowMs);
 
-/** The bucket `now` counts in, made if needed; buckets that left the window are dropped. */
+const slotOf = (config: AdaptiveThrottleConfig, now: number) => Math.floor((now * BUCKETS) / config.windowMs);
+
+/**
+ * The bucket `now` counts in, made if needed; buckets that left the window are dropped. A `now` a
+ * little behind the newest bucket (a clock nudged back) counts in it; one a whole window behind (the
+ * wall clock stepped back) starts the counts afresh, or the future buckets would stay in the window
+ * until the clock caught up with them.
+ */
 function bucketAt(state: ThrottleState, config: AdaptiveThrottleConfig, now: number): Bucket {
-  const newest = state.buckets.at(-1);
-  // Time never runs back: a `now` behind the newest bucket counts in it.
-  const slot = Math.max(Math.floor((now * BUCKETS) / config.windowMs), newest?.slot ?? 0);
+  let newest = state.buckets.at(-1);
+  if (newest && newest.slot - slotOf(config, now) >= BUCKETS) {
+    state.buckets = [];
+    newest = undefined;
+  }
+  const slot = Math.max(slotOf(config, now), newest?.slot ?? 0);
   if (newest?.slot === slot) return newest;
   const oldest = slot - BUCKETS + 1;
   if (state.buckets.length > 0 && (state.buckets[0] as Bucket).slot < oldest) {
@@ -113,20 +122,21 @@ function bucketAt(state: ThrottleState, config: AdaptiveThrottleConfig, now: num
 
 /**
  * The counts over the window at `now`, and the refusal probability they give. Attempts still in
- * flight are left out: they are neither accepted nor rejected yet, and counting them as requests
+ * flight are not in them: they are neither accepted nor rejected yet, and counting them as requests
  * would have a client that sends many at once (a cold start, a burst) refuse its own next attempts
  * against a healthy server.
  */
 function snapshot(state: ThrottleState, config: AdaptiveThrottleConfig, now: number): ThrottleSnapshot {
-  const oldest = Math.floor((now * BUCKETS) / config.windowMs) - BUCKETS + 1;
+  const current = slotOf(config, now);
+  const oldest = current - BUCKETS + 1;
   let requests = 0;
   let accepts = 0;
   for (const bucket of state.buckets) {
-    if (bucket.slot < oldest) continue;
+    // Buckets a whole window ahead of `now` are from before the clock stepped back: not counted.
+    if (bucket.slot < oldest || bucket.slot - current >= BUCKETS) continue;
     requests += bucket.requests;
     accepts += bucket.accepts;
   }
-  requests = Math.max(0, requests - state.inFlight);
   return { requests, accepts, rejection: Math.max(0, (requests - config.k * accepts) / (requests + 1)) };
 }
 
@@ -165,8 +175,10 @@ export function adaptiveThrottle(options: AdaptiveThrottleOptions = {}): Adaptiv
   const config = Object.freeze(normalizeThrottle(options));
   const home = guardHome('throttle', options);
   let memory: Memory | undefined;
-  const table = () => {
+  const table = (now?: number) => {
     memory ??= memoryFor(home.settled() as GuardStore);
+    // Counts one operation, so idle keys are swept (every key is an origin a caller chose).
+    if (now !== undefined) memory.tick(now);
     return memory.table<ThrottleState, AdaptiveThrottleConfig>('throttles', idle);
   };
   return guardValue<'throttle', AdaptiveThrottle>(
@@ -175,7 +187,7 @@ export function adaptiveThrottle(options: AdaptiveThrottleOptions = {}): Adaptiv
       config,
       state(key, now = systemClock.now()) {
         const slot = home.settled() === undefined ? undefined : table().get(key);
-        return snapshot(slot ? slot.state : { buckets: [], inFlight: 0 }, config, now);
+        return snapshot(slot ? slot.state : { buckets: [] }, config, now);
       },
     },
     (binding) => {
@@ -185,36 +197,28 @@ export function adaptiveThrottle(options: AdaptiveThrottleOptions = {}): Adaptiv
   );
 }
 
-/** One request's throttle hooks: count each attempt, refuse some, count what the server accepted. */
+/** One request's throttle hooks: refuse some attempts, count each one once its outcome is known. */
 function throttleSession(
   config: AdaptiveThrottleConfig,
-  table: () => Map<string, ThrottleSlot>,
+  table: (now?: number) => Map<string, ThrottleSlot>,
 ): BoundGuard['session'] {
   return ({ key, policy, label }) => {
-    /** The bucket the admitted attempt was counted in, and its key's state, until its outcome is known. */
-    let counted: Bucket | undefined;
-    let pending: ThrottleState | undefined;
-    /** The admitted attempt's outcome is known (or it will have none): it is no longer in flight. */
-    const settle = () => {
-      if (pending && pending.inFlight > 0) pending.inFlight -= 1;
-      pending = undefined;
-    };
+    /** Whether the attempt the throttle let through waits for its outcome to be counted. */
+    let admitted = false;
     const stateOf = (now: number): ThrottleState => {
-      const map = table();
+      const map = table(now);
       const slot = map.get(key);
       if (slot) {
         slot.last = now;
         return slot.state;
       }
-      const state: ThrottleState = { buckets: [], inFlight: 0 };
+      const state: ThrottleState = { buckets: [] };
       map.set(key, { state, config, last: now, handedOut: false });
       return state;
     };
-    /** The attempt is not judged after all (aborted, or not sent): it no longer counts. */
-    const uncount = () => {
-      if (counted && counted.requests > 0) counted.requests -= 1;
-      counted = undefined;
-      settle();
+    /** The attempt is not judged (aborted, or not sent after all): it counts for nothing. */
+    const forget = () => {
+      admitted = false;
       return undefined;
     };
     const session: GuardSession = {
@@ -222,35 +226,29 @@ function throttleSession(
         const now = policy.clock.now();
         const state = stateOf(now);
         const { rejection, requests, accepts } = snapshot(state, config, now);
-        const bucket = bucketAt(state, config, now);
-        // Refused or not, the attempt counts as a request: that is what makes the refusals adapt.
-        bucket.requests += 1;
-        if (rejection > 0 && policy.random() < rejection) {
-          counted = undefined;
-          return {
-            outcome: 'throttled',
-            error: new ThrottledError(
-              `${label} was not sent: ${key} accepted ${accepts} of the last ${requests} attempts, so the client refuses ${Math.round(rejection * 100)}% of its attempts itself`,
-              { rejection, ...unsent(attempt) },
-            ),
-          };
-        }
-        counted = bucket;
-        pending = state;
-        state.inFlight += 1;
-        return undefined;
+        admitted = !(rejection > 0 && policy.random() < rejection);
+        if (admitted) return undefined;
+        // A refused attempt counts as a request at once: that is what makes the refusals adapt.
+        bucketAt(state, config, now).requests += 1;
+        return {
+          outcome: 'throttled',
+          error: new ThrottledError(
+            `${label} was not sent: ${key} accepted ${accepts} of the last ${requests} attempts, so the client refuses ${Math.round(rejection * 100)}% of its attempts itself`,
+            { rejection, ...unsent(attempt) },
+          ),
+        };
       },
       record(health) {
-        if (counted && health !== 'failure') {
+        if (admitted) {
           const now = policy.clock.now();
-          bucketAt(stateOf(now), config, now).accepts += 1;
+          const bucket = bucketAt(stateOf(now), config, now);
+          bucket.requests += 1;
+          if (health !== 'failure') bucket.accepts += 1;
         }
-        counted = undefined;
-        settle();
-        return undefined;
+        return forget();
       },
-      abandon: uncount,
-      unsent: uncount,
+      abandon: forget,
+      unsent: forget,
     };
     return session;
   };

@@ -61,7 +61,7 @@ export interface GuardValueOptions {
 }
 
 /** The kinds of guard, in the order they admit an attempt. */
-export type GuardKind = 'gate' | 'pacing' | 'throttle' | 'limiter' | 'bulkhead' | 'budget' | 'breaker';
+export type GuardKind = 'throttle' | 'gate' | 'pacing' | 'limiter' | 'bulkhead' | 'budget' | 'breaker';
 
 /** What one request's hooks need to know about it. */
 export interface SessionContext {

@@ -634,3 +634,32 @@ describe('resolveGuards', () => {
     );
   });
 });
+
+describe('the order guards admit an attempt in', () => {
+  it('throttle first (a refused attempt never waits for the gate, pacing or the limiter), then gate, pacing, limiter, bulkhead, budget, breaker', async () => {
+    const { resolveGuards, HTTP_OWN_GUARDS } = await import('./guards');
+    const { adaptiveThrottle } = await import('./adaptive-throttle');
+    const { rateLimiter } = await import('./rate-limiter');
+    const { bulkhead } = await import('./bulkhead');
+    const { pacing } = await import('./pacing');
+    const guards = resolveGuards(
+      {
+        breaker: circuitBreaker(),
+        bulkhead: bulkhead({ maxConcurrent: 1 }),
+        limiter: rateLimiter({ capacity: 1, refillPerSecond: 1 }),
+        pacing: pacing(),
+        throttle: adaptiveThrottle(),
+      },
+      { own: HTTP_OWN_GUARDS, pacing: true },
+    );
+    expect(guards.list.map((guard) => guard.kind)).toEqual([
+      'throttle',
+      'gate',
+      'pacing',
+      'limiter',
+      'bulkhead',
+      'budget',
+      'breaker',
+    ]);
+  });
+});

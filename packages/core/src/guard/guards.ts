@@ -103,7 +103,7 @@ export interface GuardOptions {
 
 /** The guards of one client, bound: in admission order, with the budget and pacing at hand. */
 export interface ResolvedGuards {
-  /** Every guard, in admission order: gate, pacing, throttle, limiter, bulkhead, budget, breaker. */
+  /** Every guard, in admission order: throttle, gate, pacing, limiter, bulkhead, budget, breaker. */
   readonly list: readonly BoundGuard[];
   /** The retry budget, for the happy path's count. */
   readonly budget: (BoundGuard & BoundBudget) | undefined;
@@ -113,13 +113,15 @@ export interface ResolvedGuards {
   readonly pacing: BoundPacing | undefined;
 }
 
-const ORDER = ['gate', 'pacing', 'throttle', 'limiter', 'bulkhead', 'budget', 'breaker'] as const;
+// The throttle first: an attempt it refuses is refused before it waits for anything (a parked
+// retry released only to be refused would have waited for nothing).
+const ORDER = ['throttle', 'gate', 'pacing', 'limiter', 'bulkhead', 'budget', 'breaker'] as const;
 
 /** The option name, guard kind and factory of each guard, in {@link ORDER}. */
 const GUARDS = {
+  throttle: 'adaptiveThrottle',
   gate: 'recoveryGate',
   pacing: 'pacing',
-  throttle: 'adaptiveThrottle',
   limiter: 'rateLimiter',
   bulkhead: 'bulkhead',
   budget: 'retryBudget',

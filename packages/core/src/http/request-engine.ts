@@ -707,11 +707,13 @@ class HttpRequest<R> {
       classified.phase !== 'response' || rules.statuses.has(classified.status ?? 0) ? 'failure' : 'ignored';
     if (!outcome.ok)
       return retryable
-        ? { action: 'retry', error: outcome.error }
+        ? { action: 'retry', error: outcome.error, health }
         : { action: 'throw', error: outcome.error, health };
     if (!retryable) return { action: 'return', value: outcome.value, outcome: 'not-retryable', health };
+    // A 4xx the caller's `retryOn` retries is still an answer the server gave: 'ignored', not a failure.
     return {
       action: 'retry',
+      health,
       fallback: outcome.value,
       ...(classified.error === undefined ? {} : { error: classified.error }),
       ...(hint ? { hint } : {}),
