@@ -278,7 +278,7 @@ describe('the panel page at the sizes DevTools docks it', () => {
         // Docked at the bottom: the lanes fold to a line per origin, and leave the rows the room.
         const lanes = await box(panel.getByTestId('lanes'));
         expect(lanes.height).toBeLessThanOrEqual(24);
-        const list = await box(panel.getByRole('region', { name: 'Requests' }));
+        const list = await box(panel.getByTestId('list-scroller'));
         expect(Math.floor(list.height / 24)).toBeGreaterThanOrEqual(6);
         await panel.getByRole('button', { name: /127\.0\.0\.1:46123/ }).click();
         expect(await panel.getByTestId('budget-track').isVisible()).toBe(true);
@@ -330,7 +330,7 @@ describe('the panel page at the sizes DevTools docks it', () => {
     // 1, 2 or 5 × 10^n apart: +2 s, +4 s … for this 12 s session at this width.
     for (const [label] of before.ticks.slice(1)) expect(label).toMatch(/^\+(\d+|\d+\.\d*[25]?) (ms|s|min)$/);
 
-    await panel.getByRole('region', { name: 'Requests' }).evaluate((el) => {
+    await panel.getByTestId('list-scroller').evaluate((el) => {
       el.scrollTop = 5 * 24;
     });
     await panel.waitForTimeout(100);
@@ -357,7 +357,7 @@ describe('the panel page at the sizes DevTools docks it', () => {
     // Wide enough for the detail pane beside the list.
     const panel = await openPanel(1000, 600);
     await expect.poll(() => rows(panel).count(), { timeout: 10_000 }).toBeGreaterThan(4);
-    await panel.getByRole('region', { name: 'Requests' }).evaluate((el) => {
+    await panel.getByTestId('list-scroller').evaluate((el) => {
       el.scrollTop = 0;
     });
     const row = (n: number) => panel.locator(`[data-testid="request-row"][data-request-id="s${n}"]`);

@@ -1,10 +1,12 @@
 /**
- * The panel's filters: a text query (a substring, or `re:pattern` for a regular expression) and
+ * The panel's filters: a text query (words and `key:value` terms, see filter-terms.ts, or
+ * `re:pattern` for a regular expression) and
  * exact choices of origin, client and outcome. Each row's search text is built once and kept
  * per row object (rows are immutable, so a changed row is a new key), which keeps filtering
  * 10 000 rows to one string test per row.
  */
 
+import { parseTerms, retryTerms } from './filter-terms';
 import type { RequestRow, RowOutcome, Timeline } from './timeline';
 
 /** What the user chose. An absent choice matches every row. */
@@ -44,8 +46,12 @@ export const REGEX_PREFIX = 're:';
 
 /** The filter box's hint: what it searches and how to write a regular expression. */
 export const FILTER_HELP =
-  'Method, URL, status, outcome, client or error name (case-insensitive). Start with ' +
-  `${REGEX_PREFIX} for a regular expression (^ and $ match each field), e.g. ${REGEX_PREFIX}(fetch|ky)-flaky`;
+  'Words each narrow the list: method, URL, status, outcome, client, error name, or what a request ' +
+  'went through (backoff, retry-after, pacing, parked, limiter, bulkhead, breaker, budget, retried). ' +
+  'is:retried, is:failed, is:refused, is:waited, is:pending; status:503 or status:5xx; ' +
+  'outcome:exhausted,deadline; method:POST; client:ky. -word or -is:retried leaves matches out. ' +
+  `Start with ${REGEX_PREFIX} for a regular expression (^ and $ match each field), e.g. ${REGEX_PREFIX}(fetch|ky)-flaky. ` +
+  'Shortcut: / or Ctrl+F.';
 
 /** Reads the text box: empty, a substring, or a regular expression (invalid ones are reported, never thrown). */
 export function parseTextQuery(text: string): TextQuery {
@@ -94,6 +100,7 @@ function haystack(row: RequestRow): Haystack {
     if (attempt.status !== undefined) fields.add(String(attempt.status));
     if (attempt.error) fields.add(attempt.error.name);
   }
+  for (const term of retryTerms(row)) fields.add(term);
   fields.delete('');
   const raw = [...fields].join('\n');
   found = { raw, lower: raw.toLowerCase() };
@@ -103,14 +110,9 @@ function haystack(row: RequestRow): Haystack {
 
 /** Compiles the criteria into one row test. */
 export function compileFilter(criteria: FilterCriteria): CompiledFilter {
-  const query = parseTextQuery(criteria.text);
+  const text = compileText(criteria.text);
   const { origin, client, outcome } = criteria;
-  const textTest: ((row: RequestRow) => boolean) | undefined =
-    query.kind === 'substring'
-      ? (row) => haystack(row).lower.includes(query.needle)
-      : query.kind === 'regex'
-        ? (row) => query.regex.test(haystack(row).raw)
-        : undefined;
+  const textTest = text.test;
   const active =
     textTest !== undefined || origin !== undefined || client !== undefined || outcome !== undefined;
   const test = (row: RequestRow): boolean =>
@@ -118,9 +120,32 @@ export function compileFilter(criteria: FilterCriteria): CompiledFilter {
     (client === undefined || row.client === client) &&
     (outcome === undefined || row.outcome === outcome) &&
     (textTest === undefined || textTest(row));
-  return query.kind === 'invalid' ? { test, active, error: query.error } : { test, active };
+  return text.error === undefined ? { test, active } : { test, active, error: text.error };
 }
 
+type RowTest = (row: RequestRow) => boolean;
+
+/**
+ * The text box as one row test: `re:pattern` as before, else its terms (see {@link parseTerms}),
+ * every one of which a row must pass. An invalid query tests nothing (every row passes).
+ */
+function compileText(text: string): { readonly test?: RowTest; readonly error?: string } {
+  const trimmed = text.trim();
+  if (trimmed.toLowerCase().startsWith(REGEX_PREFIX) || trimmed.length > MAX_QUERY_LENGTH) {
+    const query = parseTextQuery(text);
+    if (query.kind === 'regex') return { test: (row) => query.regex.test(haystack(row).raw) };
+    return query.kind === 'invalid' ? { error: query.error } : {};
+  }
+  const terms = parseTerms(trimmed, (row) => haystack(row).lower);
+  if ('error' in terms) return { error: terms.error };
+  if (terms.length === 0) return {};
+  return {
+    test: (row) => {
+      for (const term of terms) if (term.test(row) === term.negated) return false;
+      return true;
+    },
+  };
+}
 /** The rows that pass; the same array when nothing narrows them. */
 export function filterRows(
   rows: readonly RequestRow[],

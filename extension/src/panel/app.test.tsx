@@ -257,7 +257,7 @@ describe('App', () => {
 
     it('keeps the axis, its ticks and every bar where they are when scrolled', () => {
       mount(staticSource(entries));
-      const scroller = screen.getByLabelText('Requests');
+      const scroller = screen.getByTestId('list-scroller');
       const ticks = () => screen.getAllByTestId('tick').map((tick) => [tick.textContent, tick.style.left]);
       const bars = (id: string) =>
         [
@@ -284,7 +284,7 @@ describe('App', () => {
 
     it('renders other rows when scrolled', () => {
       mount(staticSource(entries));
-      const scroller = screen.getByLabelText('Requests');
+      const scroller = screen.getByTestId('list-scroller');
       act(() => {
         scroller.scrollTop = 24 * 5000;
         fireEvent.scroll(scroller);
@@ -300,7 +300,7 @@ describe('App', () => {
     it('appends what the worker sends', () => {
       const source = liveSource();
       mount(source);
-      expect(screen.getByTestId('empty').textContent).toContain('Recording Retryline requests');
+      expect(screen.getByTestId('empty').textContent).toContain('No Retryline events from this page yet');
       source.send({ kind: 'append', entries: scenario().slice(0, 5) });
       expect(rowIds()).toEqual(['r1']);
       source.send({ kind: 'append', entries: scenario().slice(5) });

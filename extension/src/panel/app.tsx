@@ -14,13 +14,19 @@ import {
   toHar,
   toRecording,
 } from '../model/export';
-import { compileFilter, type FilterCriteria, filterChoices } from '../model/filter';
+import { type FilterCriteria, filterChoices } from '../model/filter';
+import { toggleTerm } from '../model/filter-terms';
 import { appendTimeline, emptyTimeline, foldTimeline, type Timeline } from '../model/timeline';
-import type { TabSettings, TimelineEntry } from '../shared/protocol';
+import { RING_REQUESTS, type TabSettings, type TimelineEntry } from '../shared/protocol';
+import { copyText } from './clipboard';
+import { ColumnMenu, hiddenClasses } from './column-menu';
 import { DetailPane } from './detail-pane';
 import { Lanes } from './lanes';
-import { listItems, RequestList } from './request-list';
+import { useColumns, useGuardStates, useListView, useSelection, widthStyle } from './list-state';
+import { RequestList } from './request-list';
+import { useShortcuts } from './shortcuts';
 import { DEFAULT_SETTINGS, fetchRecording, type PanelSource, staticSource } from './sources';
+import { StatusChips } from './status-chips';
 import { Toolbar } from './toolbar';
 
 /** What the entries expose as `window.__retrylinePanel`, for the end-to-end test and the benchmark. */
@@ -44,6 +50,10 @@ export interface AppProps {
   readonly save?: (name: string, text: string, type: string) => void;
   /** The clock running requests are drawn up to. @default Date.now */
   readonly now?: () => number;
+  /** Shows a URL in DevTools' Network panel; without it the detail pane offers no such button. */
+  readonly reveal?: (url: string) => void;
+  /** Puts text on the clipboard. @default navigator.clipboard, else a copy command */
+  readonly copy?: (text: string) => Promise<void>;
 }
 
 interface Notice {
@@ -61,8 +71,10 @@ export function App(props: AppProps) {
   const [connected, setConnected] = useState(true);
   const [notice, setNotice] = useState<Notice | undefined>(undefined);
   const [criteria, setCriteria] = useState<FilterCriteria>({ text: '' });
-  // The selected row's key (not its request id, which two frames may share).
-  const [selectedKey, setSelectedKey] = useState<string | undefined>(undefined);
+  const columns = useColumns();
+  const { sort } = columns;
+  // How many requests the worker's snapshot held: at its ring's size, older ones were dropped.
+  const [snapshotRows, setSnapshotRows] = useState(0);
   const [clock, setClock] = useState(now);
   // The raw entries, for Export JSON: append-only between resets, so kept out of render state.
   const entries = useRef<TimelineEntry[]>([]);
@@ -72,10 +84,13 @@ export function App(props: AppProps) {
     // A new source replaces the old one's state; its first updates restore everything.
     return active.subscribe((update) => {
       switch (update.kind) {
-        case 'reset':
+        case 'reset': {
           entries.current = update.entries.slice();
-          setTimeline(foldTimeline(update.entries));
+          const folded = foldTimeline(update.entries);
+          setTimeline(folded);
+          setSnapshotRows(folded.rows.length);
           return;
+        }
         case 'append':
           for (const entry of update.entries) entries.current.push(entry);
           setTimeline((current) => appendTimeline(current, update.entries));
@@ -99,21 +114,16 @@ export function App(props: AppProps) {
     return () => clearInterval(timer);
   }, [running, active]);
 
-  const filter = useMemo(() => compileFilter(criteria), [criteria]);
-  const rows = useMemo(
-    () => (filter.active ? timeline.rows.filter(filter.test) : timeline.rows),
-    [timeline.rows, filter],
-  );
-  const items = useMemo(() => listItems(rows, timeline.navigations), [rows, timeline.navigations]);
+  const { filter, rows, items } = useListView(timeline, criteria, sort);
   const choices = useMemo(() => filterChoices(timeline), [timeline.rows]);
   const attempts = useMemo(
     () => timeline.rows.reduce((sum, row) => sum + row.attempts.length, 0),
     [timeline.rows],
   );
-  const selected = useMemo(
-    () => (selectedKey === undefined ? undefined : timeline.rows.find((row) => row.key === selectedKey)),
-    [timeline.rows, selectedKey],
-  );
+  const { selectedKey, setSelectedKey, selected, select, openRow, closeDetail, focusToken } =
+    useSelection(rows);
+  const appRef = useRef<HTMLDivElement>(null);
+  useShortcuts(appRef);
 
   const importText = useCallback((text: string, name = 'import') => {
     const result = parseImport(text);
@@ -121,7 +131,7 @@ export function App(props: AppProps) {
       setNotice({ kind: 'error', text: `Import failed: ${result.error}` });
       return;
     }
-    setSelectedKey(undefined);
+    select(undefined);
     setActive(staticSource(result.entries, name));
     setImported(name);
     setNotice(
@@ -161,11 +171,7 @@ export function App(props: AppProps) {
   }, [props.src]);
 
   const save = props.save ?? download;
-  const onFile = async (event: Event) => {
-    const input = event.currentTarget as HTMLInputElement;
-    const file = input.files?.[0];
-    input.value = '';
-    if (!file) return;
+  const importFile = async (file: File) => {
     // Read nothing that cannot be imported: a file over the limit in bytes is over it in text too
     // (UTF-8 has at least one byte per character), and reading 600 MB first would stall the panel.
     if (file.size > MAX_IMPORT_BYTES) {
@@ -181,6 +187,22 @@ export function App(props: AppProps) {
       });
     }
   };
+  const onFile = (event: Event) => {
+    const input = event.currentTarget as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = '';
+    if (file) void importFile(file);
+  };
+  // A file dropped anywhere on the panel imports as the Import button does.
+  const onDrop = (event: DragEvent) => {
+    const file = event.dataTransfer?.files?.[0];
+    if (!file) return;
+    event.preventDefault();
+    void importFile(file);
+  };
+  const onDragOver = (event: DragEvent) => {
+    if (event.dataTransfer?.types.includes('Files')) event.preventDefault();
+  };
 
   const live = active.live;
   const empty = timeline.rows.length === 0;
@@ -191,8 +213,10 @@ export function App(props: AppProps) {
     () => sessionAxis(timeline, live && running ? drawnUntil : undefined),
     [timeline.start, timeline.end, live, running, drawnUntil],
   );
+  const guardStates = useGuardStates(timeline, drawnUntil);
   return (
-    <div class="rl-app">
+    // biome-ignore lint/a11y/noStaticElementInteractions: a file dropped anywhere on the panel imports (the Import button does the same from the keyboard).
+    <div class="rl-app" ref={appRef} onDrop={onDrop} onDragOver={onDragOver}>
       <Toolbar
         live={live}
         attached={source.live}
@@ -204,7 +228,7 @@ export function App(props: AppProps) {
         onCriteria={setCriteria}
         onSettings={(change) => active.updateSettings(change)}
         onClear={() => {
-          setSelectedKey(undefined);
+          select(undefined);
           active.clear();
         }}
         onExportJson={() => save(exportFileName('json'), exportJson(), 'application/json')}
@@ -228,7 +252,7 @@ export function App(props: AppProps) {
               class="rl-link"
               onClick={() => {
                 setImported(undefined);
-                setSelectedKey(undefined);
+                select(undefined);
                 setActive(source);
               }}
             >
@@ -237,15 +261,8 @@ export function App(props: AppProps) {
           ) : null}
         </div>
       )}
-      {live && !connected && (
-        <div class="rl-banner rl-banner--warn" role="status">
-          Reconnecting to the extension…
-        </div>
-      )}
-      {live && !settings.record && (
-        <div class="rl-banner" role="status">
-          Recording is paused: new requests are not captured.
-        </div>
+      {live && (
+        <LiveBanners connected={connected} record={settings.record} dropped={snapshotRows >= RING_REQUESTS} />
       )}
       {notice && (
         <div class={`rl-banner rl-banner--${notice.kind}`} role="alert" data-testid="notice">
@@ -255,24 +272,59 @@ export function App(props: AppProps) {
           </button>
         </div>
       )}
+      {!empty && (
+        <StatusChips
+          rows={timeline.rows}
+          text={criteria.text}
+          onToggle={(term) => setCriteria({ ...criteria, text: toggleTerm(criteria.text, term) })}
+        />
+      )}
       <div class="rl-main">
         {/* The lanes sit above the list, in its width, so they share its waterfall column. */}
-        <div class="rl-view">
-          {axis && <Lanes lanes={timeline.lanes} axis={axis} />}
+        <div
+          class={`rl-view${hiddenClasses(columns.hidden)}`}
+          style={widthStyle(columns.widths, columns.hidden)}
+        >
+          {axis && <Lanes lanes={timeline.lanes} axis={axis} states={guardStates} />}
           {empty ? (
             <Empty live={live} onImport={() => fileInput.current?.click()} />
           ) : (
             <RequestList
               items={items}
               selectedKey={selectedKey}
-              onSelect={setSelectedKey}
+              onSelect={(key) => {
+                setSelectedKey(key);
+              }}
+              onOpen={openRow}
+              onClose={closeDetail}
+              focusToken={focusToken}
+              sort={sort}
+              onSort={columns.onSort}
+              onColumnMenu={columns.openMenu}
+              onResize={columns.resize}
+              widths={columns.widths}
               axis={axis}
               now={drawnUntil}
               follow={live}
             />
           )}
+          {columns.menu && (
+            <ColumnMenu
+              hidden={columns.hidden}
+              at={columns.menu}
+              onToggle={columns.toggle}
+              onClose={columns.closeMenu}
+            />
+          )}
         </div>
-        {selected && <DetailPane row={selected} onClose={() => setSelectedKey(undefined)} />}
+        {selected && (
+          <DetailPane
+            row={selected}
+            onClose={closeDetail}
+            copy={props.copy ?? copyText}
+            {...(props.reveal === undefined ? {} : { reveal: props.reveal })}
+          />
+        )}
       </div>
       <footer class="rl-status" data-testid="status">
         {rows.length === timeline.rows.length
@@ -284,16 +336,52 @@ export function App(props: AppProps) {
   );
 }
 
+/** What a live tab's panel says of its connection, its recording and the worker's ring. */
+function LiveBanners(props: {
+  readonly connected: boolean;
+  readonly record: boolean;
+  readonly dropped: boolean;
+}) {
+  return (
+    <>
+      {!props.connected && (
+        <div class="rl-banner rl-banner--warn" role="status">
+          Reconnecting to the extension…
+        </div>
+      )}
+      {!props.record && (
+        <div class="rl-banner" role="status">
+          Recording is paused: new requests are not captured.
+        </div>
+      )}
+      {props.dropped && (
+        <div class="rl-banner" role="status" data-testid="dropped">
+          Older requests were dropped: the extension keeps the latest {RING_REQUESTS.toLocaleString('en')}{' '}
+          requests of a tab.
+        </div>
+      )}
+    </>
+  );
+}
+
 function Empty({ live, onImport }: { readonly live: boolean; readonly onImport: () => void }) {
   return (
     <div class="rl-empty" data-testid="empty">
       {live ? (
-        <p>
-          Recording Retryline requests. Use the page (or reload it) to see each request’s attempts and waits.
-        </p>
+        <>
+          <p data-testid="no-events">No Retryline events from this page yet.</p>
+          <p class="rl-empty__hint">
+            Use the page (or reload it) to see each request’s attempts and waits. Only requests sent through
+            Retryline (its fetch, axios or ky adapters) in the page and its frames appear here; requests made
+            from Web Workers are not captured. Press / to filter.
+          </p>
+        </>
       ) : (
         <>
-          <p>No page attached. Open a Retryline recording (.json) or a HAR exported by this panel.</p>
+          <p>
+            No page attached. Open (or drop here) a Retryline recording (.json) or a HAR exported by this
+            panel.
+          </p>
           <button type="button" class="rl-button" data-testid="empty-import" onClick={onImport}>
             Import a file
           </button>

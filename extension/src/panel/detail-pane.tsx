@@ -4,6 +4,8 @@
  * guards that held attempts back.
  */
 
+import { useEffect, useState } from 'preact/hooks';
+import { hasRedacted, toCurl, toFetch } from '../model/copy-request';
 import type { AttemptRow, HeaderMap, RequestRow } from '../model/timeline';
 import {
   attemptStatusText,
@@ -19,11 +21,24 @@ import {
 export interface DetailPaneProps {
   readonly row: RequestRow;
   readonly onClose: () => void;
+  /** Puts text on the clipboard (Copy as cURL, Copy as fetch). */
+  readonly copy?: (text: string) => Promise<void>;
+  /** Shows the URL in DevTools' Network panel; absent where there is none (Firefox, the viewer). */
+  readonly reveal?: (url: string) => void;
 }
 
-export function DetailPane({ row, onClose }: DetailPaneProps) {
+export function DetailPane({ row, onClose, copy, reveal }: DetailPaneProps) {
   return (
-    <aside class="rl-detail" data-testid="detail" aria-label="Request details">
+    <aside
+      class="rl-detail"
+      data-testid="detail"
+      aria-label="Request details"
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape') return;
+        event.stopPropagation();
+        onClose();
+      }}
+    >
       <header class="rl-detail__header">
         <h2 class="rl-detail__title">
           {row.method === '' ? null : <span class="rl-detail__method">{row.method} </span>}
@@ -39,6 +54,7 @@ export function DetailPane({ row, onClose }: DetailPaneProps) {
           ×
         </button>
       </header>
+      <DetailActions row={row} copy={copy} reveal={reveal} />
       <dl class="rl-facts">
         <dt>Outcome</dt>
         <dd data-testid="detail-outcome">
@@ -213,5 +229,69 @@ function Headers({ title, headers }: { readonly title: string; readonly headers:
         </tbody>
       </table>
     </details>
+  );
+}
+
+interface DetailActionsProps {
+  readonly row: RequestRow;
+  readonly copy: ((text: string) => Promise<void>) | undefined;
+  readonly reveal: ((url: string) => void) | undefined;
+}
+
+/** Copy as cURL / as fetch (redacted headers stay redacted, and say so), and Reveal in Network. */
+function DetailActions({ row, copy, reveal }: DetailActionsProps) {
+  const [said, setSaid] = useState('');
+  useEffect(() => setSaid(''), [row.key]);
+  const redacted = hasRedacted(row);
+  const copyAs = (what: string, text: string) => {
+    if (!copy) return;
+    copy(text).then(
+      () =>
+        setSaid(
+          redacted
+            ? `Copied as ${what}. Redacted headers stay [redacted]: fill them in before sending.`
+            : `Copied as ${what}. The body is not recorded, so it is not included.`,
+        ),
+      (error: Error) => setSaid(`Could not copy: ${error.message}`),
+    );
+  };
+  const url = row.url;
+  return (
+    <div class="rl-detail__actions">
+      {copy ? (
+        <>
+          <button
+            type="button"
+            class="rl-button"
+            data-testid="copy-curl"
+            onClick={() => copyAs('cURL', toCurl(row))}
+          >
+            Copy as cURL
+          </button>
+          <button
+            type="button"
+            class="rl-button"
+            data-testid="copy-fetch"
+            onClick={() => copyAs('fetch', toFetch(row))}
+          >
+            Copy as fetch
+          </button>
+        </>
+      ) : null}
+      {reveal && url !== '' ? (
+        <button
+          type="button"
+          class="rl-button"
+          data-testid="reveal-network"
+          title="Show this URL's requests in the Network panel"
+          onClick={() => reveal(url)}
+        >
+          Reveal in Network
+        </button>
+      ) : null}
+      <span class="rl-detail__said" role="status" data-testid="copy-status">
+        {said}
+      </span>
+    </div>
   );
 }

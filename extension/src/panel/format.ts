@@ -4,6 +4,7 @@
  */
 
 import type { ParkedSpan, ProbeMark, ProbeResult } from '../model/gate-lane';
+import type { GuardState } from '../model/lane-state';
 import type { AttemptRow, GuardWaitRow, RequestRow, RowOutcome, WaitRow } from '../model/timeline';
 import { MAX_REQUEST_BYTES, MAX_REQUEST_EVENTS } from '../shared/protocol';
 
@@ -302,4 +303,25 @@ export function clockTime(t: number): string {
   const d = new Date(t);
   const pad = (n: number, w = 2) => String(n).padStart(w, '0');
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+}
+
+/** A clock time to the second (`12:00:05`), for captions. */
+export function clockSeconds(t: number): string {
+  return clockTime(t).slice(0, 8);
+}
+
+/** A guard's state in words, for its lane's caption: `breaker open since 12:00:03`. */
+export function guardStateText(state: GuardState): string {
+  switch (state.kind) {
+    case 'breaker-open':
+      return `breaker open since ${clockSeconds(state.since)}`;
+    case 'breaker-half-open':
+      return `breaker half-open (probing) since ${clockSeconds(state.since)}`;
+    case 'budget-spent':
+      return `retry budget spent since ${clockSeconds(state.since)}`;
+    case 'parked':
+      return `${state.retries === 1 ? '1 retry' : `${state.retries} retries`} parked since ${clockSeconds(state.since)}`;
+    case 'quota-spent':
+      return `quota spent until ${clockSeconds(state.until)}`;
+  }
 }

@@ -14,9 +14,18 @@
 import { useState } from 'preact/hooks';
 import { type Axis, percentAt, spanOn } from '../model/axis';
 import { parkedSpans } from '../model/gate-lane';
+import type { GuardState } from '../model/lane-state';
 import type { BreakerStateName, OriginLane } from '../model/timeline';
 import { frameKey } from '../shared/frame-key';
-import { budgetLabel, clockTime, parkedDescription, parkedLabel, probeLabel, probeSign } from './format';
+import {
+  budgetLabel,
+  clockTime,
+  guardStateText,
+  parkedDescription,
+  parkedLabel,
+  probeLabel,
+  probeSign,
+} from './format';
 import { pxOf } from './label-fit';
 import { useWidth } from './use-width';
 import { FitText } from './waterfall';
@@ -25,6 +34,8 @@ export interface LanesProps {
   readonly lanes: readonly OriginLane[];
   /** The session's axis, shared with the request list. */
   readonly axis: Axis;
+  /** What each lane's guards are doing now, by `frameKey(source, key)` (absent: nothing holds). */
+  readonly states?: ReadonlyMap<string, readonly GuardState[]>;
 }
 
 /** `auto`: expanded unless the panel is short (the stylesheet decides); else as the user chose. */
@@ -32,7 +43,7 @@ type Fold = 'auto' | 'expanded' | 'collapsed';
 
 const percent = (value: number): string => `${value}%`;
 
-export function Lanes({ lanes, axis }: LanesProps) {
+export function Lanes({ lanes, axis, states }: LanesProps) {
   const [fold, setFold] = useState<Fold>('auto');
   if (lanes.length === 0) return null;
   const manySources = lanes.some((lane) => lane.source !== lanes[0]?.source);
@@ -68,6 +79,7 @@ export function Lanes({ lanes, axis }: LanesProps) {
           lane={lane}
           axis={axis}
           named={manySources}
+          states={states?.get(frameKey(lane.source, lane.key)) ?? []}
           onExpand={() => setFold('expanded')}
         />
       ))}
@@ -94,24 +106,31 @@ interface LaneProps {
   readonly axis: Axis;
   /** Whether to name the frame's origin after the key (more than one frame reported guards). */
   readonly named: boolean;
+  readonly states: readonly GuardState[];
   readonly onExpand: () => void;
 }
 
-function Lane({ lane, axis, named, onExpand }: LaneProps) {
+function Lane({ lane, axis, named, states, onExpand }: LaneProps) {
+  const now = states.map(guardStateText).join(', ');
   const key = named ? `${lane.key} · ${lane.source}` : lane.key;
   const latest = lane.budget[lane.budget.length - 1];
   const summary = latest === undefined ? '' : ` · ${budgetLabel(latest.remaining)}`;
   return (
     <div class="rl-lane rl-cols" data-testid="lane" data-key={lane.key} data-source={lane.source}>
-      <span class="rl-lane__key" title={`${lane.key}, in ${lane.source}`}>
-        {key}
+      <span class="rl-lane__key" title={`${lane.key}, in ${lane.source}${now === '' ? '' : `: ${now}`}`}>
+        <span class="rl-lane__name">{key}</span>
+        {now === '' ? null : (
+          <span class="rl-lane__state" data-testid="lane-state">
+            {now}
+          </span>
+        )}
       </span>
       {/* Shown instead of the key while the lanes are collapsed: the key and its budget, expandable. */}
       <button
         type="button"
         class="rl-lane__expand"
         aria-expanded="false"
-        title={`${lane.key}, in ${lane.source}: show the breaker, budget and gate tracks`}
+        title={`${lane.key}, in ${lane.source}${now === '' ? '' : ` (${now})`}: show the breaker, budget and gate tracks`}
         onClick={onExpand}
       >
         <span aria-hidden="true">▸</span> {key}

@@ -5,7 +5,13 @@
  */
 
 import browser from 'webextension-polyfill';
-import { followDevtoolsTheme, mountPanel, srcParameter } from './mount';
+import {
+  followDevtoolsTheme,
+  mountPanel,
+  type NetworkPanelApi,
+  networkRevealer,
+  srcParameter,
+} from './mount';
 import { connectWorker, staticSource } from './sources';
 
 /** `?tabId=N` first (tests open panel.html as a page), then the inspected window's tab. */
@@ -25,9 +31,11 @@ const root = document.getElementById('root');
 if (root) {
   const tabId = tabIdOf(location.search);
   const src = srcParameter(location.search);
-  mountPanel(
-    root,
-    tabId === undefined ? staticSource([], 'viewer') : connectWorker(tabId, browser.runtime),
-    src === undefined ? {} : { src },
-  );
+  // Chrome's `devtools.panels.network`, passed through by the polyfill as it is (Firefox has none).
+  const panels = browser.devtools?.panels as { network?: NetworkPanelApi } | undefined;
+  const reveal = networkRevealer(panels?.network);
+  mountPanel(root, tabId === undefined ? staticSource([], 'viewer') : connectWorker(tabId, browser.runtime), {
+    ...(src === undefined ? {} : { src }),
+    ...(reveal === undefined ? {} : { reveal }),
+  });
 }

@@ -17,6 +17,29 @@ declare global {
 export interface MountOptions {
   /** A recording to open at start (`?src=`). */
   readonly src?: string;
+  /** Shows a URL's requests in DevTools' Network panel (absent outside DevTools). */
+  readonly reveal?: (url: string) => void;
+}
+
+/** DevTools' Network panel, as far as the panel uses it: Chrome's `show({ filter })`, where it exists. */
+export interface NetworkPanelApi {
+  show?: (options?: { filter?: string }) => unknown;
+}
+
+/**
+ * A function that reveals a URL in the Network panel (filtered to it), or undefined where the
+ * browser has no such API (Firefox, older Chrome, the standalone viewer): the button is then not shown.
+ */
+export function networkRevealer(network: NetworkPanelApi | undefined): ((url: string) => void) | undefined {
+  const show = network?.show;
+  if (typeof show !== 'function') return undefined;
+  return (url) => {
+    try {
+      void show.call(network, { filter: url });
+    } catch {
+      // The panel went away with DevTools: nothing to reveal in.
+    }
+  };
 }
 
 export function mountPanel(root: Element, source: PanelSource, options: MountOptions = {}): void {
@@ -24,6 +47,7 @@ export function mountPanel(root: Element, source: PanelSource, options: MountOpt
     <App
       source={source}
       {...(options.src === undefined ? {} : { src: options.src })}
+      {...(options.reveal === undefined ? {} : { reveal: options.reveal })}
       onApi={(api) => {
         window.__retrylinePanel = api;
       }}

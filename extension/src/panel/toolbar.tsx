@@ -56,8 +56,9 @@ export function Toolbar(props: ToolbarProps) {
         type="search"
         class={`rl-filter${filterError ? ' rl-filter--invalid' : ''}`}
         data-testid="filter"
-        placeholder="Filter (text, or re:pattern)"
+        placeholder="Filter: text, is:retried, -word, re:… (/)"
         aria-label="Filter requests"
+        aria-keyshortcuts="/ Control+F"
         aria-invalid={filterError !== undefined}
         title={filterError ?? FILTER_HELP}
         value={criteria.text}
