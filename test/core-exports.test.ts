@@ -150,6 +150,8 @@ const ENTRIES: readonly Entry[] = [
     types: [
       'HttpExchange',
       'HttpAttempt',
+      // What an exchange's inject answers with (a fault the DevTools panel injects).
+      'FaultAnswer',
       'PreparedHttpOptions',
       'ResolvedHttpOptions',
       'HeadersLike',
@@ -222,6 +224,12 @@ const ENTRIES: readonly Entry[] = [
     values: ['DEVTOOLS_HOOK', 'addAttemptHeaders', 'redactUrl', 'REDACTED', 'SENSITIVE_HEADERS'],
     types: [
       'DevtoolsHook',
+      // What the devtools hook is asked before each attempt, and the fault steps it may answer.
+      'FaultQuery',
+      'FaultStep',
+      'StatusFault',
+      'NetworkErrorFault',
+      'SlowFault',
       'AttemptHeadersHook',
       'AttemptHeadersContext',
       'RequestStartEvent',

@@ -1,10 +1,12 @@
 /**
  * MAIN-world content script, document_start: defines
  * `globalThis[Symbol.for('retryline.devtools')]` before any page script runs, so core finds it
- * with one property read, and posts what core pushes to the ISOLATED-world relay.
+ * with one property read, posts what core pushes to the ISOLATED-world relay, and answers core's
+ * question before each attempt (`fault`) from the fault rules the relay brings while a panel is open.
  */
 
-import { createPageHook, HOOK_HELLO, isRelayReady, targetOrigin } from './page-hook';
+import { optedOutBy } from './page-faults';
+import { createPageHook, HOOK_HELLO, isFaultsMessage, isRelayReady, targetOrigin } from './page-hook';
 
 const HOOK = Symbol.for('retryline.devtools');
 
@@ -16,19 +18,23 @@ function install(): void {
   const postMessage = window.postMessage.bind(window);
   const setTimer = window.setTimeout.bind(window);
   const addListener = window.addEventListener.bind(window);
-  const removeListener = window.removeEventListener.bind(window);
+  const random = Math.random;
   const origin = targetOrigin(location);
 
   const hook = createPageHook({
     post: (message) => postMessage(message, origin),
     setTimer: (callback, ms) => setTimer(callback, ms),
+    random: () => random(),
+    optedOut: optedOutBy(document.querySelector.bind(document)),
   });
 
+  // Kept for the page's life: after "ready", the relay brings the tab's fault rules the same way.
   const onMessage = (event: MessageEvent) => {
     try {
-      if (!isRelayReady(event.source, self, event.data)) return;
-      removeListener('message', onMessage, true);
-      hook.relayReady();
+      if (event.source !== self) return;
+      const data: unknown = event.data;
+      if (isFaultsMessage(self, self, data)) hook.setFaults(data);
+      else if (isRelayReady(self, self, data)) hook.relayReady();
     } catch {
       // Never throw into the page.
     }
@@ -36,7 +42,10 @@ function install(): void {
   addListener('message', onMessage, true);
 
   Object.defineProperty(globalThis, HOOK, {
-    value: Object.freeze({ push: (event: unknown) => hook.push(event) }),
+    value: Object.freeze({
+      push: (event: unknown) => hook.push(event),
+      fault: (query: unknown) => hook.fault(query),
+    }),
     configurable: true,
     enumerable: false,
     writable: false,

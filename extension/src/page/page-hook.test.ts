@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_BATCH, MAX_QUEUE, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
-import { createPageHook, FLUSH_MS, isRelayReady, targetOrigin } from './page-hook';
+import { type FaultsMessage, MAX_BATCH, MAX_QUEUE, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
+import { createPageHook, FLUSH_MS, isFaultsMessage, isRelayReady, targetOrigin } from './page-hook';
 
 function world(options: { failOn?: (events: unknown[]) => boolean; timerFailures?: number } = {}) {
   let timerFailures = options.timerFailures ?? 0;
@@ -20,6 +20,8 @@ function world(options: { failOn?: (events: unknown[]) => boolean; timerFailures
       }
       return timers.push({ callback, ms });
     },
+    random: () => 0.5,
+    optedOut: () => false,
   });
   const runTimers = () => {
     for (const timer of timers.splice(0)) timer.callback();
@@ -147,6 +149,89 @@ describe('the page hook on a hostile page', () => {
     hook.push(event(2));
     runTimers();
     expect(posted.flat()).toContainEqual(event(2));
+  });
+});
+
+describe('the page hook’s faults', () => {
+  // Rules as they arrive: unchecked, whatever their shape.
+  const faults = (rules: unknown[]) =>
+    ({ ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'faults', rules }) as unknown as FaultsMessage;
+  const rule = {
+    id: 'api',
+    url: '/api/',
+    method: 'GET',
+    steps: [{ step: 'status', status: 503 }, { step: 'passthrough' }],
+  };
+  const query = (attempt: number, requestId = 'r1') => ({
+    client: 'fetch',
+    method: 'get',
+    url: 'https://app.example/api/items',
+    attempt,
+    requestId,
+  });
+
+  it('answers core’s question from the rules the relay brought, and nothing before them', () => {
+    const { hook } = world();
+    expect(hook.fault(query(1))).toBeUndefined();
+    hook.setFaults(faults([rule]));
+    expect(hook.fault(query(1))).toEqual({ step: 'status', status: 503 });
+    expect(hook.fault(query(2))).toBeUndefined();
+    hook.setFaults(faults([]));
+    expect(hook.fault(query(1, 'r2'))).toBeUndefined();
+  });
+
+  it('forgets a request’s rule when its request-end is pushed', () => {
+    let draws = 0;
+    const hook = createPageHook({
+      post: () => {},
+      setTimer: () => 0,
+      random: () => {
+        draws += 1;
+        return 0;
+      },
+      optedOut: () => false,
+    });
+    hook.setFaults(faults([{ ...rule, probability: 0.5 }]));
+    hook.fault(query(1));
+    hook.fault(query(2));
+    expect(draws).toBe(1);
+    hook.push({ v: 1, type: 'request-end', requestId: 'r1', t: 0 });
+    hook.fault(query(1));
+    expect(draws).toBe(2);
+  });
+
+  it('never throws, whatever it is asked or given', () => {
+    const { hook } = world();
+    hook.setFaults(faults([rule]));
+    const hostile = {
+      get method(): string {
+        throw new Error('page code');
+      },
+    };
+    for (const asked of [
+      undefined,
+      null,
+      'GET /api',
+      { ...query(1), attempt: 0 },
+      { ...query(1), url: 1 },
+      hostile,
+    ]) {
+      expect(hook.fault(asked)).toBeUndefined();
+    }
+    expect(() => hook.setFaults({ ...faults([]), rules: 'none' } as never)).not.toThrow();
+    expect(hook.fault(query(1))).toEqual({ step: 'status', status: 503 });
+  });
+});
+
+describe('isFaultsMessage', () => {
+  const self = {};
+  const message = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'faults', rules: [] };
+  it('recognises the relay’s fault rules from its own window only', () => {
+    expect(isFaultsMessage(self, self, message)).toBe(true);
+    expect(isFaultsMessage({}, self, message)).toBe(false);
+    expect(isFaultsMessage(self, self, { ...message, v: 2 })).toBe(false);
+    expect(isFaultsMessage(self, self, { ...message, rules: {} })).toBe(false);
+    expect(isFaultsMessage(self, self, null)).toBe(false);
   });
 });
 

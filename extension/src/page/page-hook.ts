@@ -14,8 +14,9 @@
  * never make a Retryline call throw, nor stop the hook for good.
  */
 
-import type { DevtoolsHook } from '@retryline/core/instrument';
+import type { DevtoolsHook, FaultStep } from '@retryline/core/instrument';
 import {
+  type FaultsMessage,
   type HookHelloMessage,
   MAX_BATCH,
   MAX_QUEUE,
@@ -23,6 +24,7 @@ import {
   type PageMessage,
   PROTOCOL_VERSION,
 } from '../shared/protocol';
+import { createPageFaults, type FaultWorld } from './page-faults';
 
 /** How long events are gathered before they are posted: one frame, so a burst makes one message. */
 export const FLUSH_MS = 16;
@@ -35,7 +37,7 @@ export const HOOK_HELLO: HookHelloMessage = Object.freeze({
 });
 
 /** What the hook needs from its window, captured before any page script can replace it. */
-export interface HookWorld {
+export interface HookWorld extends FaultWorld {
   /** `window.postMessage` bound to the page's window, with the target origin already chosen. */
   readonly post: (message: PageMessage | HookHelloMessage) => void;
   readonly setTimer: (callback: () => void, ms: number) => unknown;
@@ -45,6 +47,13 @@ export interface HookWorld {
 export interface PageHook {
   /** What core calls ({@link DevtoolsHook}): takes anything, since a page may call it too. */
   push(event: unknown): void;
+  /**
+   * What core asks before each attempt ({@link DevtoolsHook}'s `fault`): the step of the tab's
+   * fault rules that answers it, or `undefined`. Takes anything and never throws.
+   */
+  fault(query: unknown): FaultStep | undefined;
+  /** The relay brought the tab's fault rules ({@link FaultsMessage}): they replace the page's. */
+  setFaults(message: FaultsMessage): void;
   /** The relay said it is listening: drain the queue and post from now on. */
   relayReady(): void;
   /** Events waiting to be posted (for tests). */
@@ -52,6 +61,7 @@ export interface PageHook {
 }
 
 export function createPageHook(world: HookWorld): PageHook {
+  const faults = createPageFaults(world);
   let queue: unknown[] = [];
   let ready = false;
   let timer = false;
@@ -103,6 +113,8 @@ export function createPageHook(world: HookWorld): PageHook {
       // Core calls this from inside a request: it must never throw, whatever it is given.
       try {
         if (typeof event !== 'object' || event === null) return;
+        const { type, requestId } = event as { type?: unknown; requestId?: unknown };
+        if (type === 'request-end' && typeof requestId === 'string') faults.ended(requestId);
         queue.push(event);
         if (queue.length > MAX_QUEUE) queue.shift();
         schedule();
@@ -119,6 +131,32 @@ export function createPageHook(world: HookWorld): PageHook {
         // As above.
       }
     },
+    fault(query: unknown) {
+      try {
+        if (faults.active() === 0 || typeof query !== 'object' || query === null) return undefined;
+        const { client, method, url, attempt, requestId } = query as Record<string, unknown>;
+        if (typeof method !== 'string' || typeof url !== 'string' || typeof requestId !== 'string')
+          return undefined;
+        if (typeof attempt !== 'number' || !Number.isInteger(attempt) || attempt < 1) return undefined;
+        return faults.fault({
+          client: String(client),
+          method: method.toUpperCase(),
+          url,
+          attempt,
+          requestId,
+        });
+      } catch {
+        // Core guards its question too; the page must not see the extension fail either way.
+        return undefined;
+      }
+    },
+    setFaults(message) {
+      try {
+        faults.set({ rules: message.rules, ...(message.seed === undefined ? {} : { seed: message.seed }) });
+      } catch {
+        // A set that cannot be read is no set: the page keeps what it had.
+      }
+    },
     pending: () => queue.length,
   };
 }
@@ -128,6 +166,21 @@ export function isRelayReady(source: unknown, self: unknown, data: unknown): boo
   if (source !== self || typeof data !== 'object' || data === null) return false;
   const message = data as { ns?: unknown; v?: unknown; kind?: unknown };
   return message.ns === NAMESPACE && message.v === PROTOCOL_VERSION && message.kind === 'relay-ready';
+}
+
+/**
+ * Whether a `message` event brings the tab's fault rules from the relay. A page can forge one (the
+ * relay posts on the same window); the hook checks the rules it carries all the same.
+ */
+export function isFaultsMessage(source: unknown, self: unknown, data: unknown): data is FaultsMessage {
+  if (source !== self || typeof data !== 'object' || data === null) return false;
+  const message = data as { ns?: unknown; v?: unknown; kind?: unknown; rules?: unknown };
+  return (
+    message.ns === NAMESPACE &&
+    message.v === PROTOCOL_VERSION &&
+    message.kind === 'faults' &&
+    Array.isArray(message.rules)
+  );
 }
 
 /**

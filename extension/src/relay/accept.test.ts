@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_BATCH, MAX_EVENT_BYTES, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
-import { acceptPageMessage, type PageLike } from './accept';
+import { acceptPageMessage, faultsFromWorker, NO_FAULTS, type PageLike } from './accept';
 
 const self = { name: 'the page window' };
 const page: PageLike = { window: self, location: { origin: 'https://shop.example', protocol: 'https:' } };
@@ -109,5 +109,32 @@ describe('acceptPageMessage', () => {
       page,
     );
     expect(accepted).toMatchObject({ kind: 'events', dropped: 5, message: { events: [event] } });
+  });
+});
+
+describe('faultsFromWorker', () => {
+  const rules = [{ id: 'a', url: '/api/', steps: [{ step: 'passthrough' }] }];
+  const faults = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'faults', rules };
+
+  it('passes the worker’s fault rules on with their known fields only', () => {
+    expect(faultsFromWorker({ ...faults, seed: 4, extra: true })).toEqual({ ...faults, seed: 4 });
+    expect(faultsFromWorker(faults)).toEqual(faults);
+  });
+
+  it('passes nothing else on', () => {
+    for (const value of [
+      null,
+      'faults',
+      { ...faults, ns: 'x' },
+      { ...faults, v: 2 },
+      { ...faults, kind: 'events' },
+      { ...faults, rules: {} },
+    ]) {
+      expect(faultsFromWorker(value)).toBeUndefined();
+    }
+  });
+
+  it('tells a page to drop its rules with an empty set', () => {
+    expect(NO_FAULTS).toEqual({ ...faults, rules: [] });
   });
 });

@@ -7,6 +7,7 @@
 
 import { exceedsUtf8 } from '../shared/byte-length';
 import {
+  type FaultsMessage,
   MAX_BATCH,
   MAX_EVENT_BYTES,
   NAMESPACE,
@@ -21,6 +22,27 @@ export const RELAY_READY: RelayReadyMessage = Object.freeze({
   v: PROTOCOL_VERSION,
   kind: 'relay-ready',
 });
+
+/** What the relay tells its page's hook when the page is to have no fault rules. */
+export const NO_FAULTS: FaultsMessage = Object.freeze({
+  ns: NAMESPACE,
+  v: PROTOCOL_VERSION,
+  kind: 'faults',
+  rules: Object.freeze([]),
+});
+
+/**
+ * The worker's fault rules as the relay passes them on to the hook: the message rebuilt with its
+ * known fields, or `undefined` for anything else (the hook checks the rules themselves).
+ */
+export function faultsFromWorker(value: unknown): FaultsMessage | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { ns, v, kind, rules, seed } = value as Record<string, unknown>;
+  if (ns !== NAMESPACE || v !== PROTOCOL_VERSION || kind !== 'faults' || !Array.isArray(rules))
+    return undefined;
+  const message: FaultsMessage = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'faults', rules };
+  return typeof seed === 'number' ? { ...message, seed } : message;
+}
 
 /** The parts of a `MessageEvent` the gate reads. */
 export interface MessageEventLike {

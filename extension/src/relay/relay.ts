@@ -1,14 +1,15 @@
 /**
  * ISOLATED-world content script, document_start: passes the hook's events from the
- * page to the service worker, and, in a tab's top frame, tells it of each new document. It reads
- * only what {@link acceptPageMessage} lets through, calls nothing the page supplies, and says
- * nothing back but "ready".
+ * page to the service worker, and tells it of each new document. It reads only what
+ * {@link acceptPageMessage} lets through, calls nothing the page supplies, and says nothing back
+ * but "ready" and the tab's fault rules, which the worker sends while a panel of the tab has some
+ * (as its answer to the new document, and on each change).
  */
 
 import browser from 'webextension-polyfill';
 import { targetOrigin } from '../page/page-hook';
 import { NAMESPACE, PROTOCOL_VERSION, type RelayDocumentMessage } from '../shared/protocol';
-import { acceptPageMessage, RELAY_READY } from './accept';
+import { acceptPageMessage, faultsFromWorker, NO_FAULTS, RELAY_READY } from './accept';
 
 const NEW_DOCUMENT: RelayDocumentMessage = Object.freeze({
   ns: NAMESPACE,
@@ -23,6 +24,20 @@ let alive = true;
 function stop(): void {
   alive = false;
   window.removeEventListener('message', onMessage, true);
+  browser.runtime.onMessage.removeListener(onWorkerMessage);
+  // Nothing can take them off later: the page drops its fault rules now.
+  window.postMessage(NO_FAULTS, origin);
+}
+
+/** The tab's fault rules, from the worker, handed to the page's hook. */
+function passFaults(message: unknown): void {
+  const faults = alive ? faultsFromWorker(message) : undefined;
+  if (faults) window.postMessage(faults, origin);
+}
+
+function onWorkerMessage(message: unknown, sender: { id?: string | undefined }): undefined {
+  if (sender.id === browser.runtime.id) passFaults(message);
+  return undefined;
 }
 
 function forward(message: Parameters<typeof browser.runtime.sendMessage>[0]): void {
@@ -50,9 +65,17 @@ function onMessage(event: MessageEvent): void {
   }
 }
 
-/** This tab's top frame shows a new document: the worker marks the boundary between pages. */
+/**
+ * This frame shows a new document: in the tab's top frame the worker marks the boundary between
+ * pages; in any frame it answers with the tab's fault rules while a panel of the tab has some.
+ */
 function reportDocument(): void {
-  if (alive && window === window.top) forward(NEW_DOCUMENT);
+  if (!alive) return;
+  try {
+    browser.runtime.sendMessage(NEW_DOCUMENT).then(passFaults, onSendError);
+  } catch (error) {
+    onSendError(error);
+  }
 }
 
 // Capture phase on the window: registered before any page script, it sees every message first.
@@ -63,10 +86,14 @@ window.addEventListener('message', onMessage, true);
 window.addEventListener(
   'pageshow',
   (event) => {
-    if (event.isTrusted && event.persisted) reportDocument();
+    if (!event.isTrusted || !event.persisted) return;
+    // Rules it had when it was left may have been removed since: it asks again.
+    window.postMessage(NO_FAULTS, origin);
+    reportDocument();
   },
   true,
 );
+browser.runtime.onMessage.addListener(onWorkerMessage);
 // Sent before the first batch of this document's events, so the worker clears the old page first.
 reportDocument();
 window.postMessage(RELAY_READY, origin);

@@ -5,10 +5,17 @@
  *   page (MAIN world)  --window.postMessage(PageMessage)-->  relay (ISOLATED world)
  *   relay  --runtime.sendMessage(RelayMessage | RelayDocumentMessage)-->  service worker (per-tab ring, storage.session)
  *   panel  <--runtime.connect({ name: PANEL_PORT }): PanelRequest / WorkerUpdate-->  service worker
+ *
+ * Fault rules go the other way, only while a panel for the tab is open:
+ *
+ *   panel  --PanelRequest 'faults'-->  service worker (rules per tab)
+ *   service worker  --tabs.sendMessage(FaultsMessage), or the answer to a RelayDocumentMessage-->  relay
+ *   relay  --window.postMessage(FaultsMessage)-->  page hook (matches each attempt core asks about)
  */
 
 import type { Recording, RetrylineEvent } from '@retryline/core';
 import type { RecordingEntry } from '@retryline/core/instrument';
+import type { FaultRule, FaultRuleSet } from './faults';
 
 /** Marks Retryline's page messages among everything else a page posts. */
 export const NAMESPACE = 'retryline-devtools';
@@ -80,11 +87,13 @@ export interface RelayMessage {
 }
 
 /**
- * The relay of a tab's top frame → the worker: "this tab shows a new document", sent when the relay
- * starts (content scripts run once per document, at document_start) and when a document comes back
- * from the back/forward cache (shown again without running them). It marks the boundary between
- * pages, so the extension needs no `webNavigation` permission. It carries nothing else: the worker
- * reads the tab, the frame and the URL from the message's sender, as the browser fills them in.
+ * The relay of a frame → the worker: "this frame shows a new document", sent when the relay starts
+ * (content scripts run once per document, at document_start) and when a document comes back from
+ * the back/forward cache (shown again without running them). A tab's top frame's marks the boundary
+ * between pages, so the extension needs no `webNavigation` permission. It carries nothing else: the
+ * worker reads the tab, the frame and the URL from the message's sender, as the browser fills them
+ * in. The worker answers with the tab's {@link FaultsMessage} while a panel of the tab has rules,
+ * and with nothing otherwise.
  */
 export interface RelayDocumentMessage {
   readonly ns: typeof NAMESPACE;
@@ -128,13 +137,29 @@ export interface TabSettings {
   readonly record: boolean;
 }
 
-/** Panel → worker. */
+/**
+ * Panel → worker. `faults` replaces the tab's fault rules (an empty list removes them); it is taken
+ * only from a port subscribed to that tab, and the rules last while a port subscribed to the tab is
+ * connected: when the last one goes (the panel closed), the tab's pages drop them. A worker that
+ * was stopped forgets them with its ports, so a panel sends its rules again after each `subscribe`.
+ * Checked with `validateFaultRules` (an invalid set is ignored whole).
+ */
 export type PanelRequest =
   | { readonly kind: 'subscribe'; readonly tabId: number }
   | { readonly kind: 'clear'; readonly tabId: number }
-  | { readonly kind: 'settings'; readonly tabId: number; readonly settings: Partial<TabSettings> };
+  | { readonly kind: 'settings'; readonly tabId: number; readonly settings: Partial<TabSettings> }
+  | {
+      readonly kind: 'faults';
+      readonly tabId: number;
+      readonly rules: readonly FaultRule[];
+      readonly seed?: number;
+    };
 
-/** Worker → panel: a snapshot on subscribe, then appended entries, clears and settings changes. */
+/**
+ * Worker → panel: a snapshot on subscribe, then appended entries, clears and settings changes;
+ * `faults`: the tab's rules as the worker keeps (and has sent to the tab's pages) them, after each
+ * change and after the snapshot when the tab has any.
+ */
 export type WorkerUpdate =
   | {
       readonly kind: 'snapshot';
@@ -144,7 +169,26 @@ export type WorkerUpdate =
     }
   | { readonly kind: 'append'; readonly tabId: number; readonly entries: readonly TimelineEntry[] }
   | { readonly kind: 'cleared'; readonly tabId: number }
-  | { readonly kind: 'settings'; readonly tabId: number; readonly settings: TabSettings };
+  | { readonly kind: 'settings'; readonly tabId: number; readonly settings: TabSettings }
+  | {
+      readonly kind: 'faults';
+      readonly tabId: number;
+      readonly rules: readonly FaultRule[];
+      readonly seed?: number;
+    };
+
+/**
+ * The worker → every frame's relay of a tab (`tabs.sendMessage`, or the answer to a
+ * {@link RelayDocumentMessage}), and the relay → its page's hook (`window.postMessage`): the
+ * tab's fault rules, replacing any the page had; an empty list removes them. The hook checks the
+ * set again (`parseFaultRules`), since a page can post one too: the worst a page can do with it
+ * is fault its own requests, marked as injected.
+ */
+export interface FaultsMessage extends FaultRuleSet {
+  readonly ns: typeof NAMESPACE;
+  readonly v: typeof PROTOCOL_VERSION;
+  readonly kind: 'faults';
+}
 
 /**
  * A recording: what the panel exports as JSON, what `retryline view` opens, what core's

@@ -134,6 +134,15 @@ describe('validateEvent', () => {
     expect(validateEvent({ ...valid[type], ...patch })).toBeUndefined();
   });
 
+  it('keeps the mark of an attempt answered by an injected fault, and drops an event whose mark is anything but true', () => {
+    for (const type of ['attempt-start', 'attempt-end'] as const) {
+      expect(validateEvent({ ...valid[type], injected: true })).toEqual({ ...valid[type], injected: true });
+      expect(validateEvent({ ...valid[type], injected: false })).toBeUndefined();
+      expect(validateEvent({ ...valid[type], injected: 'yes' })).toBeUndefined();
+    }
+    expect(validateEvent({ ...valid['request-end'], injected: true })).toEqual(valid['request-end']);
+  });
+
   it('drops fields core does not define', () => {
     const event = validateEvent({ ...valid.budget, html: '<img onerror=alert(1)>', body: 'secret' });
     expect(event).toEqual(valid.budget);

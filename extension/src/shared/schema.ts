@@ -134,6 +134,11 @@ function bool(value: unknown): boolean | Invalid {
   return typeof value === 'boolean' ? value : INVALID;
 }
 
+/** A mark that is there or absent (`injected: true`): any other value is a malformed event. */
+function mark(value: unknown): true | Invalid {
+  return value === true ? true : INVALID;
+}
+
 /**
  * The backoff before the cap may be unbounded (an exponential backoff with unlimited retries);
  * JSON, and so Chrome's messaging and `storage.session`, carries `Infinity` as `null`.
@@ -223,7 +228,7 @@ const SPECS = {
     method: optional(text),
     url: optional(url),
   },
-  'attempt-start': { attempt: required(count), headers: optional(headers) },
+  'attempt-start': { attempt: required(count), headers: optional(headers), injected: optional(mark) },
   'attempt-end': {
     attempt: required(count),
     outcome: required(attemptOutcome),
@@ -232,6 +237,7 @@ const SPECS = {
     phase: optional(phase),
     status: optional(status),
     headers: optional(headers),
+    injected: optional(mark),
   },
   'retry-scheduled': {
     attempt: required(count),

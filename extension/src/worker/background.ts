@@ -2,13 +2,15 @@
  * The service worker: keeps each tab's ring of recent requests, mirrors it to
  * `storage.session` so a suspended or killed worker loses nothing it recorded more than a write
  * ago, resets it on a new document (unless Preserve log), drops it when the tab closes, and feeds the
- * panels. Every listener is registered synchronously at the top level, as MV3 requires for a
- * worker woken by an event.
+ * panels. It also carries each tab's fault rules from its panel to its pages, while the panel is
+ * open (see fault-rules.ts). Every listener is registered synchronously at the top level, as MV3
+ * requires for a worker woken by an event.
  */
 
 import browser, { type Runtime } from 'webextension-polyfill';
 import { PANEL_PORT, type WorkerUpdate } from '../shared/protocol';
 import { sanitizeEvents } from '../shared/schema';
+import { createFaultRules } from './fault-rules';
 import {
   isDocumentMessage,
   isRelayMessage,
@@ -37,6 +39,17 @@ const closed = new Set<number>();
 function warn(what: string, error: unknown): void {
   console.warn(`[Retryline] ${what}:`, error);
 }
+
+const faults = createFaultRules({
+  sendToTab(tabId, message) {
+    try {
+      // Every frame of the tab; a tab with no relay (a browser page) has no receiver, which is fine.
+      browser.tabs.sendMessage(tabId, message).catch(() => {});
+    } catch {
+      // The tab is gone.
+    }
+  },
+});
 
 const writer = createSessionWriter({
   area: browser.storage.session,
@@ -101,6 +114,15 @@ function withTab(tabId: number, create: boolean, use: (log: TabLog) => void): vo
   });
 }
 
+/** Posts `update` to one panel's port; one that was closed meanwhile is left to its onDisconnect. */
+function send(port: Runtime.Port, update: WorkerUpdate): void {
+  try {
+    port.postMessage(update);
+  } catch {
+    // Gone: its onDisconnect unsubscribes it.
+  }
+}
+
 function broadcast(tabId: number, update: WorkerUpdate): void {
   const ports = panels.get(tabId);
   if (!ports) return;
@@ -130,13 +152,15 @@ function onNewDocument(sender: Runtime.MessageSender): void {
   });
 }
 
-// Events, and new documents, from the relay of a page (any frame) of a tab.
+// Events, and new documents, from the relay of a page (any frame) of a tab. A new document is
+// answered with the tab's fault rules while a panel of the tab has some.
 browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.MessageSender) => {
   const tabId = sender.tab?.id;
   if (sender.id !== browser.runtime.id || typeof tabId !== 'number' || tabId < 0) return;
   if (isDocumentMessage(message)) {
     onNewDocument(sender);
-    return;
+    const rules = faults.forDocument(tabId);
+    return rules ? Promise.resolve(rules) : undefined;
   }
   if (!isRelayMessage(message)) return;
   const events = sanitizeEvents(message.events);
@@ -153,6 +177,7 @@ browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.Message
 
 browser.tabs.onRemoved.addListener((tabId) => {
   closed.add(tabId);
+  faults.tabClosed(tabId);
   logs.delete(tabId);
   loading.delete(tabId);
   void writer.forget(tabId);
@@ -178,7 +203,11 @@ browser.runtime.onConnect.addListener((port) => {
   const unsubscribe = () => {
     if (subscribed === undefined) return;
     panels.get(subscribed)?.delete(port);
-    if (panels.get(subscribed)?.size === 0) panels.delete(subscribed);
+    if (panels.get(subscribed)?.size === 0) {
+      panels.delete(subscribed);
+      // The tab's last panel went (closed, or looking at another tab): so do its fault rules.
+      faults.panelsGone(subscribed);
+    }
     subscribed = undefined;
   };
   port.onDisconnect.addListener(unsubscribe);
@@ -199,14 +228,26 @@ browser.runtime.onConnect.addListener((port) => {
           for (const entries of [log.entries, []]) {
             try {
               port.postMessage({ kind: 'snapshot', tabId, entries, settings: log.settings });
-              return;
             } catch (error) {
               warn(`could not send tab ${tabId}'s snapshot`, error);
+              continue;
             }
+            // After the snapshot: the tab's fault rules, when a panel of the tab set some.
+            const rules = faults.of(tabId);
+            if (rules) send(port, { kind: 'faults', tabId, ...rules });
+            return;
           }
           unsubscribe();
         });
         break;
+      case 'faults': {
+        // Only the tab this port shows: its rules last as long as a panel of the tab is open.
+        if (subscribed !== tabId) break;
+        const { kind: _kind, tabId: _tab, ...set } = request;
+        faults.set(tabId, set);
+        broadcast(tabId, { kind: 'faults', tabId, ...set });
+        break;
+      }
       case 'clear':
         withTab(tabId, true, (log) => {
           clearLog(log);

@@ -20,6 +20,28 @@ describe('parsePanelRequest', () => {
     });
   });
 
+  it('accepts a tab’s fault rules, checked and rebuilt, and refuses a set that does not check whole', () => {
+    const rules = [
+      { id: 'a', url: '/api/', method: 'get', steps: [{ step: 'status', status: 503 }], extra: 1 },
+    ];
+    expect(parsePanelRequest({ kind: 'faults', tabId: 4, rules, seed: 3 })).toEqual({
+      kind: 'faults',
+      tabId: 4,
+      rules: [{ id: 'a', url: '/api/', method: 'GET', steps: [{ step: 'status', status: 503 }] }],
+      seed: 3,
+    });
+    expect(parsePanelRequest({ kind: 'faults', tabId: 4, rules: [] })).toEqual({
+      kind: 'faults',
+      tabId: 4,
+      rules: [],
+    });
+    expect(
+      parsePanelRequest({ kind: 'faults', tabId: 4, rules: [{ ...rules[0], steps: [] }] }),
+    ).toBeUndefined();
+    expect(parsePanelRequest({ kind: 'faults', tabId: 4 })).toBeUndefined();
+    expect(parsePanelRequest({ kind: 'faults', tabId: 4, rules: [], seed: 'x' })).toBeUndefined();
+  });
+
   it('refuses anything else', () => {
     for (const value of [
       null,

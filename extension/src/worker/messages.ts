@@ -3,6 +3,7 @@
  * Messages come from content scripts of arbitrary pages and are treated as untrusted.
  */
 
+import { parseFaultRules } from '../shared/faults';
 import {
   MAX_BATCH,
   NAMESPACE,
@@ -31,6 +32,14 @@ export function parsePanelRequest(value: unknown): PanelRequest | undefined {
     case 'settings': {
       const settings = parseSettings(value.settings, true);
       return settings ? { kind: 'settings', tabId, settings } : undefined;
+    }
+    case 'faults': {
+      // Checked whole: a set with one bad rule is refused (the panel checks it the same way first).
+      const set = parseFaultRules({
+        rules: value.rules,
+        ...(value.seed === undefined ? {} : { seed: value.seed }),
+      });
+      return set ? { kind: 'faults', tabId, ...set } : undefined;
     }
     default:
       return undefined;

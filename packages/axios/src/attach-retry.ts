@@ -8,6 +8,8 @@ import {
 } from '@retryline/core';
 import {
   encodeFormData,
+  type FaultAnswer,
+  type HttpAttempt,
   invalid,
   keepRetryInfo,
   mergeOptions,
@@ -29,6 +31,9 @@ import axios, {
   type CancelToken,
   type InternalAxiosRequestConfig,
 } from 'axios';
+
+// Bundlers replace it; read only where core's fault injection already has (see core's fault.ts).
+declare const process: { readonly env: { readonly NODE_ENV?: string } };
 
 /** Options of `attachRetry`: Retryline's HTTP retry options. */
 export type AxiosRetryOptions = HttpRetryOptions;
@@ -559,6 +564,44 @@ function badResponse(
   );
 }
 
+/**
+ * An adapter answering with a fault the Retryline DevTools panel injects, as axios's own adapters
+ * answer: a response settled by `validateStatus` as axios's lib/core/settle.js settles one (an
+ * AxiosError with the response when it fails), or, for a network error, the `ERR_NETWORK`
+ * AxiosError its browser adapters reject with.
+ */
+function faultAdapter(
+  step: FaultAnswer,
+  classes: AxiosClasses,
+  Headers: typeof AxiosHeaders,
+  responseType: InternalAxiosRequestConfig['responseType'],
+): AxiosAdapter {
+  return async (config) => {
+    if (step.step === 'networkError') {
+      const error = new classes.AxiosError('Network Error', AxiosError.ERR_NETWORK, config);
+      error.cause = new Error('[Retryline] a network error injected from the Retryline DevTools panel');
+      throw error;
+    }
+    const body = step.body ?? '';
+    const response: AxiosResponse = {
+      // A body as the caller's responseType asks for it; text otherwise (what JSON is parsed from).
+      data:
+        responseType === 'arraybuffer'
+          ? new TextEncoder().encode(body).buffer
+          : responseType === 'blob'
+            ? new Blob([body])
+            : body,
+      status: step.status,
+      statusText: step.statusText ?? '',
+      headers: Headers.from(step.headers ?? {}),
+      config,
+    };
+    const validate = config.validateStatus;
+    if (!validate || validate(step.status)) return response;
+    throw badResponse(response, config, classes);
+  };
+}
+
 async function runWithRetry(
   instance: AxiosInstance,
   copy: AxiosCopy,
@@ -739,6 +782,48 @@ async function runRequest(
     return answered.refused ?? undefined;
   };
 
+  // One attempt through `adapter`: axios's own, or one answering a fault the DevTools panel injects.
+  const sendThrough = async (
+    adapter: AxiosAdapter,
+    { attempt, signal: attemptSignal, headers: added }: HttpAttempt,
+  ): Promise<Answered> => {
+    // The first attempt goes out with axios's own config unless something in it must change; a
+    // retry gets a copy for its interceptors to work on. (Copying a config of some thirty
+    // fields costs microseconds: `{ ...config }` takes a slow path in V8, Node 20.)
+    const copy =
+      attempt > 1 || attemptSignal !== undefined || validateResponse !== undefined || streamed || !!form;
+    let attemptConfig: InternalAxiosRequestConfig = copy ? Object.assign({}, config) : config;
+    if (copy) attemptConfig.headers = Headers.from(config.headers);
+    if (attemptSignal) attemptConfig.signal = attemptSignal;
+    // With validateResponse, every response reaches Retryline, which then judges it.
+    if (validateResponse) attemptConfig.validateStatus = () => true;
+    if (attempt > 1) {
+      attemptConfig = await rerunRequestInterceptors(instance, attemptConfig, own);
+      hooks.beforeRetry?.(attemptConfig);
+    }
+    if (streamed) attemptConfig.responseType = 'stream';
+    if (form) attemptConfig.data = form;
+    const headers = form ? { ...added, 'Content-Type': form.type } : added;
+    for (const name in headers) {
+      // An interceptor may have replaced the headers with a plain object, as axios allows.
+      if (!(attemptConfig.headers instanceof Headers)) {
+        attemptConfig.headers = Headers.from(attemptConfig.headers as Record<string, string>);
+      }
+      attemptConfig.headers.set(name, headers[name] as string);
+    }
+    let answered: Answered;
+    try {
+      answered = { response: await adapter(attemptConfig) };
+    } catch (error) {
+      // axios rejects a response that fails validateStatus; Retryline judges it as a response.
+      if (!(axios.isAxiosError(error) && error.response)) throw error;
+      answered = { response: error.response, error };
+    }
+    // A response that passed is the one handed back.
+    if (streamed && (!answered.error || readsBody)) await readBody(answered.response, config, classes);
+    return answered;
+  };
+
   // How the request went, when the engine rejects: what a CanceledError made here answers with.
   let stopped: RetryInfo | undefined;
   try {
@@ -751,43 +836,14 @@ async function runRequest(
       replayable: !isStream(config.data),
       options,
       signal,
-      async send({ attempt, signal: attemptSignal, headers: added }) {
-        // The first attempt goes out with axios's own config unless something in it must change; a
-        // retry gets a copy for its interceptors to work on. (Copying a config of some thirty
-        // fields costs microseconds: `{ ...config }` takes a slow path in V8, Node 20.)
-        const copy =
-          attempt > 1 || attemptSignal !== undefined || validateResponse !== undefined || streamed || !!form;
-        let attemptConfig: InternalAxiosRequestConfig = copy ? Object.assign({}, config) : config;
-        if (copy) attemptConfig.headers = Headers.from(config.headers);
-        if (attemptSignal) attemptConfig.signal = attemptSignal;
-        // With validateResponse, every response reaches Retryline, which then judges it.
-        if (validateResponse) attemptConfig.validateStatus = () => true;
-        if (attempt > 1) {
-          attemptConfig = await rerunRequestInterceptors(instance, attemptConfig, own);
-          hooks.beforeRetry?.(attemptConfig);
-        }
-        if (streamed) attemptConfig.responseType = 'stream';
-        if (form) attemptConfig.data = form;
-        const headers = form ? { ...added, 'Content-Type': form.type } : added;
-        for (const name in headers) {
-          // An interceptor may have replaced the headers with a plain object, as axios allows.
-          if (!(attemptConfig.headers instanceof Headers)) {
-            attemptConfig.headers = Headers.from(attemptConfig.headers as Record<string, string>);
-          }
-          attemptConfig.headers.set(name, headers[name] as string);
-        }
-        let answered: Answered;
-        try {
-          answered = { response: await original(attemptConfig) };
-        } catch (error) {
-          // axios rejects a response that fails validateStatus; Retryline judges it as a response.
-          if (!(axios.isAxiosError(error) && error.response)) throw error;
-          answered = { response: error.response, error };
-        }
-        // A response that passed is the one handed back.
-        if (streamed && (!answered.error || readsBody)) await readBody(answered.response, config, classes);
-        return answered;
-      },
+      send: (attempt) => sendThrough(original, attempt),
+      // Called only by core's faultFor, which asks nothing in a production build: this folds away with it.
+      inject: (step, attempt) =>
+        (process.env.NODE_ENV !== 'production' &&
+          sendThrough(
+            faultAdapter(step, classes, Headers, config.responseType),
+            attempt,
+          )) as Promise<Answered>,
       inspect: ({ response }) => ({
         status: response.status,
         statusText: response.statusText,

@@ -12,6 +12,7 @@ export {
   isRetryableByDefault,
   RETRYABLE_STATUSES,
 } from '../http/classify';
+export type { FaultAnswer } from '../http/fault';
 export { retryingFetch } from '../http/fetch-exchange';
 export { encodeFormData } from '../http/form-data';
 export { type HeadersLike, headerValue } from '../http/headers';

@@ -28,5 +28,12 @@ export {
   type AttemptHeadersHook,
   addAttemptHeaders,
 } from '../http/attempt-headers';
+export type {
+  FaultQuery,
+  FaultStep,
+  NetworkErrorFault,
+  SlowFault,
+  StatusFault,
+} from '../http/fault';
 export { REDACTED, redactUrl, SENSITIVE_HEADERS } from '../http/redact';
 export type { DelayReason } from '../policy/decide';

@@ -1,3 +1,4 @@
+import type { FaultQuery, FaultStep } from '../http/fault';
 import type { Clock } from '../time/clock';
 import type { RetrylineEvent, RetrylineEventListener } from './types';
 
@@ -25,6 +26,12 @@ export const DEVTOOLS_HOOK = Symbol.for('retryline.devtools');
 /** What the devtools hook must offer. */
 export interface DevtoolsHook {
   push(event: RetrylineEvent): void;
+  /**
+   * Asked before each attempt of an HTTP request is sent, in development builds: how to answer it
+   * instead (a fault the DevTools panel injects), or `undefined` to send it. Read inside a guard,
+   * as `push` is: a hook that throws or answers nonsense injects nothing. Optional.
+   */
+  fault?(query: FaultQuery): FaultStep | undefined;
 }
 
 const globalListeners = new Set<RetrylineEventListener>();
@@ -68,7 +75,7 @@ export function createEmitter(
   const listening = listener === undefined ? anyoneListening : always;
   const emit = ((payload: EventPayload) => {
     if (!listening()) return;
-    const hook = devtools();
+    const hook = devtoolsHook();
     const id = typeof requestId === 'function' ? requestId() : requestId;
     const event = { v: 1, requestId: id, t: clock.now(), ...payload } as RetrylineEvent;
     if (listener) deliver(listener, event);
@@ -85,7 +92,7 @@ export function createEmitter(
  * getter that throws (on the hook or on its `push`) is read as no hook, never let out to fail the
  * request that happened to emit.
  */
-function devtools(): DevtoolsHook | undefined {
+export function devtoolsHook(): DevtoolsHook | undefined {
   try {
     const hook = (globalThis as { [DEVTOOLS_HOOK]?: DevtoolsHook })[DEVTOOLS_HOOK];
     return typeof hook?.push === 'function' ? hook : undefined;
@@ -95,5 +102,5 @@ function devtools(): DevtoolsHook | undefined {
 }
 
 /** Whether a subscriber or the devtools hook receives events now (a client's own listener aside). */
-export const anyoneListening = (): boolean => globalListeners.size > 0 || devtools() !== undefined;
+export const anyoneListening = (): boolean => globalListeners.size > 0 || devtoolsHook() !== undefined;
 const always = () => true;

@@ -56,6 +56,11 @@ export interface AttemptStartEvent extends EventBase {
   readonly attempt: number;
   /** HTTP requests: the request headers sent, sensitive values redacted. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * HTTP requests: the attempt is answered by a fault the Retryline DevTools panel injected (a
+   * status, a network error, a delay before it is sent), not by the server alone.
+   */
+  readonly injected?: true;
 }
 
 export interface AttemptEndEvent extends EventBase {
@@ -71,6 +76,8 @@ export interface AttemptEndEvent extends EventBase {
   readonly status?: number;
   /** HTTP requests: the response headers, sensitive values redacted. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** HTTP requests: the attempt was answered by an injected fault (see `AttemptStartEvent.injected`). */
+  readonly injected?: true;
 }
 
 export interface RetryScheduledEvent extends EventBase {

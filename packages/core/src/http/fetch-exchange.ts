@@ -1,3 +1,4 @@
+import type { FaultAnswer } from './fault';
 import { encodeFormData } from './form-data';
 import type { HeaderSource } from './redact';
 import {
@@ -9,6 +10,9 @@ import {
   runHttpRequest,
 } from './request-engine';
 import { keepRetryInfo, type RetryInfo } from './retry-info';
+
+// Bundlers replace it (see fault.ts); declared for this module alone (core's build has no Node types).
+declare const process: { readonly env: { readonly NODE_ENV?: string } };
 
 // How a fetch call maps onto the request engine, for every adapter whose client sends with fetch
 // (@retryline/fetch, and ky, which hands each request to the fetch it is given).
@@ -113,6 +117,12 @@ class FetchExchange implements HttpExchange<Response> {
     return fetchImpl(sent, attemptInit);
   }
 
+  /** A fault as fetch answers: a `Response` for a status, its `TypeError` for a network error. */
+  inject(step: FaultAnswer): Promise<Response> {
+    // Called only by faultFor, which asks nothing in a production build: this folds away with it.
+    return (process.env.NODE_ENV !== 'production' && fetchAnswer(step, this.url)) as Promise<Response>;
+  }
+
   // A Response has the fields the engine reads; its headers are read only when needed.
   inspect(response: Response): Response {
     return response;
@@ -129,6 +139,20 @@ class FetchExchange implements HttpExchange<Response> {
     const mode = this.init.redirect ?? this.request?.redirect;
     return mode === 'manual' || mode === 'error' ? false : undefined;
   }
+}
+
+/** A fault step as fetch would have answered: a `Response`, or the `TypeError` of a network failure. */
+function fetchAnswer(step: FaultAnswer, url: string): Promise<Response> {
+  if (step.step === 'networkError') {
+    // The message is one classified as the network's (Chromium's); the cause says who failed it.
+    const cause = new Error('[Retryline] a network error injected from the Retryline DevTools panel');
+    return Promise.reject(new TypeError('Failed to fetch', { cause }));
+  }
+  const { status, statusText = '', headers, body = null } = step;
+  const response = new Response(body, headers ? { status, statusText, headers } : { status, statusText });
+  // As a fetched response's: the URL it answers (a constructed one has none).
+  Object.defineProperty(response, 'url', { value: url });
+  return Promise.resolve(response);
 }
 
 /**

@@ -48,6 +48,7 @@ import {
   type RetryRules,
   type TransportFailure,
 } from './classify';
+import { type FaultAnswer, faultFor } from './fault';
 import { type HeadersLike, headerValue } from './headers';
 import {
   headerName,
@@ -197,6 +198,14 @@ export interface HttpExchange<R> {
   readonly options: HttpRetryOptions | ResolvedHttpOptions;
   /** Sends one attempt; resolves with any response, rejects on a transport failure. */
   send(attempt: HttpAttempt): Promise<R>;
+  /**
+   * Answers an attempt with a fault the DevTools panel injects (development builds only; see
+   * `fault.ts`), as the client would have received it instead of sending: a `status` step as the
+   * client's response (and, where it rejects a failed status, its error), a `networkError` step
+   * rejected with the client's own transport failure. Throwing sends the attempt as usual.
+   * @default none: this client's requests are never faulted
+   */
+  inject?(step: FaultAnswer, attempt: HttpAttempt): Promise<R>;
   /** Reads a response's status and headers. */
   inspect(response: R): {
     readonly status: number;
@@ -482,6 +491,9 @@ export async function runHttpRequest<R>(
 /** Names a request in messages: `GET https://api.example/x`, its URL redacted. */
 const requestLabel = (method: string, url: string) => `${method} ${redactUrl(url)}`;
 
+// The mark of an attempt answered by an injected fault, in its attempt-start and attempt-end.
+const INJECTED = { injected: true } as const;
+
 // What the shortcut sends as added headers: nothing (it is taken only when nothing is added).
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -572,6 +584,11 @@ class HttpRequest<R> {
   readonly #hooks: GuardHooks | undefined;
   #lastStatus: number | undefined;
   #ended: RequestSummary | undefined;
+  // How the devtools hook has the attempt being made answered (see fault.ts), and which attempt
+  // that is: asked as the attempt is prepared for its attempt-start. A hook is a listener, so every
+  // attempt is prepared while one is there; an attempt nobody listens to is never faulted.
+  #faultOf = 0;
+  #fault: ((attempt: HttpAttempt) => Promise<R>) | undefined;
   readonly #idOf = () => {
     this.#requestId ??= createRequestId();
     return this.#requestId;
@@ -811,18 +828,39 @@ class HttpRequest<R> {
       emit: this.#emit,
       first: this.#first,
       start: { client: exchange.client, method: this.#method, url: this.#url },
-      // Only when someone listens: the headers of `attempt-start`, redacted.
-      prepare: (context) => ({
-        headers: redactHeaders({ ...this.#callerHeaders(), ...this.#headersFor(context) }, redacted),
-      }),
-      run: (context) =>
-        exchange.send({
+      // Only when someone listens: the headers of `attempt-start`, redacted, and a fault's mark.
+      prepare: (context) => {
+        this.#faultOf = context.attempt;
+        // A function, so that nothing is read (no request id drawn) unless a hook is asked.
+        this.#fault = faultFor(() => ({
+          exchange,
+          clock: policy.clock,
+          query: {
+            client: exchange.client,
+            method: this.#method,
+            url: this.#url,
+            attempt: context.attempt,
+            requestId: this.#idOf(),
+          },
+        }));
+        return {
+          headers: redactHeaders({ ...this.#callerHeaders(), ...this.#headersFor(context) }, redacted),
+          ...(this.#fault && INJECTED),
+        };
+      },
+      run: (context) => {
+        const attempt = {
           attempt: context.attempt,
           signal: context.signal,
           headers: this.#headersFor(context),
-        }),
+        };
+        if (this.#faultOf !== context.attempt) this.#fault = undefined;
+        const fault = this.#fault;
+        return fault ? fault(attempt) : exchange.send(attempt);
+      },
       judge: (outcome, context, timedOut) => this.#judge(outcome, context, timedOut),
-      describe: (outcome) => this.#describe(outcome),
+      // The attempt described is the one just run: its fault, if any, is still this.#fault.
+      describe: (outcome) => ({ ...this.#describe(outcome), ...(this.#fault && INJECTED) }),
       refuse: () =>
         exchange.replayable
           ? undefined

@@ -1,0 +1,216 @@
+import { seededRandom } from '@retryline/core';
+import type { FaultQuery } from '@retryline/core/instrument';
+import { describe, expect, it } from 'vitest';
+import type { FaultRule } from '../shared/faults';
+import { createPageFaults, MAX_REMEMBERED, optedOutBy } from './page-faults';
+
+const API = 'https://app.example/api/items?page=***';
+
+function query(overrides: Partial<FaultQuery> = {}): FaultQuery {
+  return { client: 'fetch', method: 'GET', url: API, attempt: 1, requestId: 'r1', ...overrides };
+}
+
+const rule = (overrides: Partial<FaultRule> = {}): FaultRule => ({
+  id: 'r',
+  url: '/api/',
+  steps: [{ step: 'status', status: 503 }, { step: 'status', status: 503 }, { step: 'passthrough' }],
+  ...overrides,
+});
+
+function faults(options: { random?: () => number; optedOut?: () => boolean } = {}) {
+  return createPageFaults({
+    random: options.random ?? (() => 0),
+    optedOut: options.optedOut ?? (() => false),
+  });
+}
+
+/** What each attempt of one request gets, from attempt 1 to `attempts`. */
+const attempts = (page: ReturnType<typeof faults>, attempts: number, base: Partial<FaultQuery> = {}) =>
+  Array.from({ length: attempts }, (_, at) => page.fault(query({ ...base, attempt: at + 1 })));
+
+describe('the page’s fault rules', () => {
+  it('answer attempt n of a request with step n, the last one past the end; passthrough is no fault', () => {
+    const page = faults();
+    expect(page.set({ rules: [rule()] })).toBe(true);
+    expect(attempts(page, 4)).toEqual([
+      { step: 'status', status: 503 },
+      { step: 'status', status: 503 },
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('count each request by itself: a second request starts the sequence again', () => {
+    const page = faults();
+    page.set({ rules: [rule()] });
+    expect(page.fault(query({ requestId: 'a', attempt: 3 }))).toBeUndefined();
+    expect(page.fault(query({ requestId: 'b', attempt: 1 }))).toEqual({ step: 'status', status: 503 });
+  });
+
+  it('match with the panel’s filter syntax, on the request as its row shows it, and the method', () => {
+    const page = faults();
+    page.set({
+      rules: [
+        rule({ id: 'post', url: '/api/orders', method: 'post', steps: [{ step: 'networkError' }] }),
+        rule({ id: 'regex', url: 're:/items\\?', steps: [{ step: 'status', status: 500 }] }),
+        rule({ id: 'ky', url: 'client:ky -/health', steps: [{ step: 'status', status: 502 }] }),
+      ],
+    });
+    expect(page.fault(query({ method: 'POST', url: 'https://app.example/api/orders' }))).toEqual({
+      step: 'networkError',
+    });
+    expect(page.fault(query({ requestId: 'r2', url: 'https://app.example/api/orders' }))).toBeUndefined();
+    expect(page.fault(query({ requestId: 'r3' }))).toEqual({ step: 'status', status: 500 });
+    expect(page.fault(query({ requestId: 'r4', client: 'ky', url: 'https://app.example/x' }))).toEqual({
+      step: 'status',
+      status: 502,
+    });
+    expect(
+      page.fault(query({ requestId: 'r5', client: 'ky', url: 'https://app.example/health' })),
+    ).toBeUndefined();
+    expect(
+      page.fault(query({ requestId: 'r6', client: 'axios', url: 'https://app.example/x' })),
+    ).toBeUndefined();
+  });
+
+  it('try rules in order: the first that matches and is drawn is the request’s', () => {
+    const page = faults();
+    page.set({
+      rules: [
+        rule({ id: 'off', enabled: false, steps: [{ step: 'status', status: 500 }] }),
+        rule({ id: 'first', steps: [{ step: 'status', status: 502 }] }),
+        rule({ id: 'second', steps: [{ step: 'status', status: 504 }] }),
+      ],
+    });
+    expect(page.fault(query())).toEqual({ step: 'status', status: 502 });
+  });
+
+  it('draw a probability once per request: a request takes the whole sequence, or none of it', () => {
+    const draws = [0.9, 0.1];
+    const page = faults({ random: () => draws.shift() ?? 1 });
+    page.set({ rules: [rule({ probability: 0.5 })] });
+    // Drawn 0.9: not this one, for any of its attempts.
+    expect(attempts(page, 3, { requestId: 'missed' })).toEqual([undefined, undefined, undefined]);
+    // Drawn 0.1: all of its sequence.
+    expect(attempts(page, 3, { requestId: 'taken' })).toEqual([
+      { step: 'status', status: 503 },
+      { step: 'status', status: 503 },
+      undefined,
+    ]);
+    expect(draws).toEqual([]);
+  });
+
+  it('let a request missed by one rule’s draw be taken by the next', () => {
+    const draws = [0.9];
+    const page = faults({ random: () => draws.shift() ?? 0 });
+    page.set({
+      rules: [
+        rule({ id: 'rare', probability: 0.1, steps: [{ step: 'status', status: 500 }] }),
+        rule({ id: 'always', steps: [{ step: 'networkError' }] }),
+      ],
+    });
+    expect(page.fault(query())).toEqual({ step: 'networkError' });
+  });
+
+  it('draw from the set’s seed, so a session replays: the same seed, the same requests faulted', () => {
+    const run = () => {
+      const page = faults({ random: () => 0 });
+      page.set({ rules: [rule({ probability: 0.3, steps: [{ step: 'status', status: 503 }] })], seed: 42 });
+      return Array.from({ length: 20 }, (_, n) => page.fault(query({ requestId: `r${n}` })) !== undefined);
+    };
+    const random = seededRandom(42);
+    const expected = Array.from({ length: 20 }, () => random() < 0.3);
+    expect(run()).toEqual(expected);
+    expect(run()).toEqual(expected);
+    expect(expected.filter(Boolean).length).toBeGreaterThan(0);
+    expect(expected.filter((taken) => !taken).length).toBeGreaterThan(0);
+  });
+
+  it('keep a request’s draw when the same rules come again (the panel reconnecting), and draw anew for new rules', () => {
+    const draws = [0.1, 0.9];
+    const page = faults({ random: () => draws.shift() ?? 0 });
+    const set = { rules: [rule({ probability: 0.5 })] };
+    page.set(set);
+    expect(page.fault(query())).toBeDefined();
+    page.set(JSON.parse(JSON.stringify(set)));
+    expect(page.fault(query({ attempt: 2 }))).toEqual({ step: 'status', status: 503 });
+    page.set({ rules: [rule({ probability: 0.5, id: 'new' })] });
+    expect(page.fault(query({ attempt: 2 }))).toBeUndefined();
+  });
+
+  it('forget a request once it ended, and never remember more than a bounded number', () => {
+    let draws = 0;
+    const page = faults({
+      random: () => {
+        draws += 1;
+        return 0;
+      },
+    });
+    page.set({ rules: [rule({ probability: 0.5 })] });
+    page.fault(query());
+    page.fault(query({ attempt: 2 }));
+    expect(draws).toBe(1);
+    page.ended('r1');
+    page.fault(query());
+    expect(draws).toBe(2);
+    for (let n = 0; n < MAX_REMEMBERED + 10; n += 1) page.fault(query({ requestId: `many-${n}` }));
+    // The oldest were forgotten: asked again, it is drawn again.
+    const before = draws;
+    page.fault(query({ requestId: 'many-0', attempt: 2 }));
+    expect(draws).toBe(before + 1);
+    page.fault(query({ requestId: `many-${MAX_REMEMBERED + 9}`, attempt: 2 }));
+    expect(draws).toBe(before + 1);
+  });
+
+  it('apply nothing on a page that opted out, whenever it did', () => {
+    let optedOut = false;
+    const page = faults({ optedOut: () => optedOut });
+    page.set({ rules: [rule()] });
+    expect(page.fault(query())).toBeDefined();
+    optedOut = true;
+    expect(page.fault(query({ attempt: 2 }))).toBeUndefined();
+  });
+
+  it('take an empty set as "no rules", and refuse a set that does not check, keeping the old one', () => {
+    const page = faults();
+    page.set({ rules: [rule()] });
+    expect(page.set({ rules: [{ id: 'bad', url: '/x', steps: [{ step: 'status', status: 42 }] }] })).toBe(
+      false,
+    );
+    expect(page.active()).toBe(1);
+    expect(page.set('rules')).toBe(false);
+    expect(page.set({ rules: [] })).toBe(true);
+    expect(page.active()).toBe(0);
+    expect(page.fault(query())).toBeUndefined();
+  });
+
+  it('turn a slow step that passes through into a wait before the real send', () => {
+    const page = faults();
+    page.set({
+      rules: [rule({ steps: [{ step: 'slow', ms: 2000, answer: { step: 'passthrough' } } as never] })],
+    });
+    expect(page.fault(query())).toEqual({ step: 'slow', ms: 2000 });
+  });
+});
+
+describe('optedOutBy', () => {
+  const page = (content: string | null) => (selector: string) => {
+    expect(selector).toBe('meta[name="retryline-faults" i]');
+    return content === null
+      ? null
+      : { getAttribute: (name: string) => (name === 'content' ? content : null) };
+  };
+
+  it.each([
+    ['off', true],
+    [' OFF ', true],
+    ['on', false],
+    ['', false],
+  ])('reads content="%s" as opted out: %s', (content, expected) => {
+    expect(optedOutBy(page(content))()).toBe(expected);
+  });
+
+  it('reads a page without the meta element as not opted out', () => {
+    expect(optedOutBy(page(null))()).toBe(false);
+  });
+});

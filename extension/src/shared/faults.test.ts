@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_RULES, MAX_STEPS, parseFaultRules, requestMatcher, stepFor, validateFaultRules } from './faults';
+
+const rule = { id: 'api', url: '/api/', steps: [{ step: 'status', status: 503 }] };
+
+describe('validateFaultRules', () => {
+  it('rebuilds a set with its known fields only: methods upper-cased, header names lower-cased, defaults left out', () => {
+    const checked = validateFaultRules({
+      rules: [
+        {
+          id: 'api',
+          url: '  /api/  ',
+          method: 'get',
+          probability: 1,
+          enabled: true,
+          extra: 'dropped',
+          steps: [
+            { step: 'status', status: 429, headers: { 'Retry-After': '2' }, body: '', note: 'dropped' },
+            { step: 'slow', ms: 100, answer: { step: 'networkError' } },
+            { step: 'slow', ms: 100, answer: { step: 'passthrough' } },
+            { step: 'passthrough' },
+          ],
+        },
+      ],
+      seed: 7,
+      other: true,
+    });
+    expect(checked).toEqual({
+      ok: true,
+      value: {
+        rules: [
+          {
+            id: 'api',
+            url: '/api/',
+            method: 'GET',
+            steps: [
+              { step: 'status', status: 429, headers: { 'retry-after': '2' } },
+              { step: 'slow', ms: 100, answer: { step: 'networkError' } },
+              { step: 'slow', ms: 100 },
+              { step: 'passthrough' },
+            ],
+          },
+        ],
+        seed: 7,
+      },
+    });
+  });
+
+  it('keeps a probability below 1 and a rule switched off', () => {
+    expect(parseFaultRules({ rules: [{ ...rule, probability: 0.25, enabled: false }] })?.rules[0]).toEqual({
+      ...rule,
+      probability: 0.25,
+      enabled: false,
+    });
+  });
+
+  it.each([
+    [{ rules: 'no' }, 'rules: expected at most 50 rules'],
+    [
+      { rules: Array.from({ length: MAX_RULES + 1 }, (_, n) => ({ ...rule, id: `r${n}` })) },
+      'rules: expected at most',
+    ],
+    [{ rules: [{ ...rule, id: '' }] }, 'rules[0].id: expected 1 to'],
+    [{ rules: [rule, rule] }, 'rules[1].id: "api" is taken'],
+    [{ rules: [{ ...rule, url: 're:(' }] }, 'rules[0].url: Invalid regular expression'],
+    [{ rules: [{ ...rule, url: 'is:nonsense' }] }, 'rules[0].url: Unknown is:nonsense'],
+    [{ rules: [{ ...rule, method: 'GET /x' }] }, 'rules[0].method: expected a method name'],
+    [{ rules: [{ ...rule, steps: [] }] }, 'rules[0].steps: expected 1 to 20 steps'],
+    [
+      { rules: [{ ...rule, steps: Array(MAX_STEPS + 1).fill({ step: 'passthrough' }) }] },
+      'rules[0].steps: expected',
+    ],
+    [
+      { rules: [{ ...rule, steps: [{ step: 'status', status: 700 }] }] },
+      'rules[0].steps[0].status: expected an HTTP status',
+    ],
+    [
+      { rules: [{ ...rule, steps: [{ step: 'status', status: 204, body: 'x' }] }] },
+      'rules[0].steps[0].body: a 204 has no body',
+    ],
+    [
+      { rules: [{ ...rule, steps: [{ step: 'status', status: 503, headers: { 'a b': 'x' } }] }] },
+      'rules[0].steps[0].headers: "a b" is no header name',
+    ],
+    [
+      { rules: [{ ...rule, steps: [{ step: 'status', status: 503, headers: { x: 'a\nb' } }] }] },
+      'rules[0].steps[0].headers["x"]: expected a one-line string',
+    ],
+    [
+      { rules: [{ ...rule, steps: [{ step: 'slow', ms: -1 }] }] },
+      'rules[0].steps[0].ms: expected whole milliseconds',
+    ],
+    [
+      { rules: [{ ...rule, steps: [{ step: 'slow', ms: 1, answer: { step: 'slow', ms: 1 } }] }] },
+      "rules[0].steps[0].answer: a slow step's answer cannot wait again",
+    ],
+    [{ rules: [{ ...rule, steps: [{ step: 'teapot' }] }] }, 'rules[0].steps[0].step: expected'],
+    [{ rules: [{ ...rule, probability: 2 }] }, 'rules[0].probability: expected a number in [0, 1]'],
+    [{ rules: [rule], seed: 1.5 }, 'seed: expected an integer'],
+  ])('refuses %j: %s', (value, error) => {
+    const checked = validateFaultRules(value);
+    expect(checked.ok).toBe(false);
+    expect(checked.ok ? '' : checked.error).toContain(error);
+  });
+
+  it('reads no getter and nothing inherited (a message may be a clone of anything)', () => {
+    let read = false;
+    const hostile = {
+      id: 'x',
+      url: '',
+      get steps() {
+        read = true;
+        return [{ step: 'passthrough' }];
+      },
+    };
+    expect(validateFaultRules({ rules: [hostile] }).ok).toBe(false);
+    expect(read).toBe(false);
+    expect(validateFaultRules({ rules: [Object.create({ ...rule })] }).ok).toBe(false);
+  });
+});
+
+describe('requestMatcher', () => {
+  const request = (url: string, method = 'GET', client = 'fetch') => ({
+    url,
+    method,
+    client,
+    requestId: 'r',
+  });
+
+  it('matches as the panel’s filter box does: words, -words, re:, client:, method:', () => {
+    const test = (pattern: string, url: string, method?: string, client?: string) => {
+      const matcher = requestMatcher(pattern);
+      if (typeof matcher === 'string') throw new Error(matcher);
+      return matcher(request(url, method, client));
+    };
+    expect(test('/api/', 'https://a.example/api/items')).toBe(true);
+    expect(test('/API/', 'https://a.example/api/items')).toBe(true);
+    expect(test('/api/', 'https://a.example/web/items')).toBe(false);
+    expect(test('/api/ -health', 'https://a.example/api/health')).toBe(false);
+    expect(test('re:/items$', 'https://a.example/api/items')).toBe(true);
+    expect(test('client:ky', 'https://a.example/x', 'GET', 'ky')).toBe(true);
+    expect(test('client:ky', 'https://a.example/x', 'GET', 'fetch')).toBe(false);
+    expect(test('method:post', 'https://a.example/x', 'POST')).toBe(true);
+    expect(test('', 'https://a.example/anything')).toBe(true);
+  });
+
+  it('says why a pattern cannot be used', () => {
+    expect(requestMatcher('re:[')).toMatch(/Invalid regular expression/);
+  });
+});
+
+describe('stepFor', () => {
+  it('gives attempt n step n, and the last step to every attempt past the end', () => {
+    const steps = [{ step: 'networkError' }, { step: 'passthrough' }] as const;
+    const sequence = { id: 'r', url: '', steps };
+    expect([1, 2, 3, 9].map((attempt) => stepFor(sequence, attempt))).toEqual([
+      steps[0],
+      steps[1],
+      steps[1],
+      steps[1],
+    ]);
+  });
+});

@@ -1,0 +1,197 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BrowserTab,
+  type ExtensionBrowser,
+  launchChromiumWith,
+  launchFirefoxWith,
+} from '../support/extension-browser';
+import { type FaultServer, startFaultServer } from '../support/fault-server';
+import { proxyPrefs } from '../support/firefox';
+import { type OutboundSink, startOutboundSink } from '../support/outbound-sink';
+import type { CallResult } from './fault-page';
+
+// Fault injection through the built extension, in both browsers it ships for, driven as the
+// panel's Faults tab will drive it: an extension page opens a panel port, subscribes to the tab and
+// sends rules. The page's Retryline requests then take the injected attempts; a new document of the
+// tab gets the rules again; a page that opted out is untouched; closing the panel removes them.
+
+const dist = (browser: string) => fileURLToPath(new URL(`../../extension/dist/${browser}/`, import.meta.url));
+
+const browsers = [
+  { name: 'Chromium', dir: dist('chrome'), launch: (dir: string) => launchChromiumWith(dir) },
+  {
+    name: 'Firefox',
+    dir: dist('firefox'),
+    launch: (dir: string, sink: OutboundSink) => launchFirefoxWith(dir, proxyPrefs(sink.port)),
+  },
+];
+
+const RULES = [
+  {
+    id: 'api',
+    method: 'GET',
+    url: '/api/',
+    steps: [{ step: 'status', status: 503 }, { step: 'status', status: 503 }, { step: 'passthrough' }],
+  },
+];
+
+type FaultWindow = Window & {
+  faultPage: { call(path: string): Promise<CallResult> };
+  faultPort?: { postMessage(message: unknown): void; disconnect(): void };
+  faultUpdates?: unknown[];
+};
+type ExtensionApi = {
+  runtime: {
+    connect(info: { name: string }): {
+      postMessage(message: unknown): void;
+      disconnect(): void;
+      onMessage: { addListener(listener: (message: unknown) => void): void };
+    };
+  };
+  storage: { session: { get(keys: null): Promise<Record<string, unknown>> } };
+};
+
+// Run inside the browser: they travel as source text, so they use only their arguments and globals.
+const hasPage = () => 'faultPage' in window;
+const call = (path: string) => (window as unknown as FaultWindow).faultPage.call(path);
+/** Opens a panel's port from an extension page, subscribes to the tab and sends its rules. */
+const openPanelPort = (tabId: number, rules: unknown[]) => {
+  const scope = globalThis as unknown as { browser?: ExtensionApi; chrome?: ExtensionApi };
+  const api = (scope.browser ?? scope.chrome) as ExtensionApi;
+  const view = window as unknown as FaultWindow;
+  const port = api.runtime.connect({ name: 'retryline-panel' });
+  view.faultUpdates = [];
+  port.onMessage.addListener((message) => view.faultUpdates?.push(message));
+  port.postMessage({ kind: 'subscribe', tabId });
+  port.postMessage({ kind: 'faults', tabId, rules });
+  view.faultPort = port;
+};
+const faultUpdates = () =>
+  ((window as unknown as FaultWindow).faultUpdates ?? []).filter(
+    (update) => (update as { kind?: string }).kind === 'faults',
+  );
+const storedSession = () => {
+  const scope = globalThis as unknown as { browser?: ExtensionApi; chrome?: ExtensionApi };
+  return ((scope.browser ?? scope.chrome) as ExtensionApi).storage.session.get(null);
+};
+
+describe.each(browsers)('fault injection in $name', ({ dir, launch }) => {
+  let server: FaultServer;
+  let sink: OutboundSink;
+  let browser: ExtensionBrowser;
+  let probe: BrowserTab;
+
+  beforeAll(async () => {
+    if (!existsSync(join(dir, 'manifest.json'))) {
+      throw new Error(`${dir} is not built: run \`pnpm build:extension\` (pnpm test builds it)`);
+    }
+    const bundle = await build({
+      entryPoints: [fileURLToPath(new URL('fault-page.ts', import.meta.url))],
+      bundle: true,
+      write: false,
+      format: 'iife',
+      platform: 'browser',
+      target: 'es2022',
+      conditions: ['@retryline/source', 'browser'],
+      // What an app's development build defines (a production one leaves the fault code out).
+      define: { 'process.env.NODE_ENV': '"development"' },
+      logLevel: 'warning',
+    });
+    server = await startFaultServer();
+    const script = '<script src="/page.js"></script>';
+    server.static('/page.js', bundle.outputFiles[0]?.text ?? '', 'text/javascript');
+    server.static('/', `<!doctype html><title>app</title>${script}`, 'text/html');
+    server.static(
+      '/opted-out',
+      `<!doctype html><meta name="retryline-faults" content="off"><title>opted out</title>${script}`,
+      'text/html',
+    );
+    sink = await startOutboundSink();
+    browser = await launch(dir, sink);
+    probe = await browser.open(browser.extensionUrl('panel.html'));
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await sink?.close();
+    await server?.close();
+  });
+
+  /** The tabs storage.session holds a timeline for. */
+  async function storedTabs(): Promise<Set<number>> {
+    const stored = await probe.evaluate(storedSession);
+    return new Set(
+      Object.keys(stored)
+        .filter((key) => /^tab:\d+$/.test(key))
+        .map((key) => Number(key.slice(4))),
+    );
+  }
+
+  /** The app in a new tab, and the tab's id, once a request of its has reached the worker. */
+  async function appTab(): Promise<{ tab: BrowserTab; id: number }> {
+    const before = await storedTabs();
+    const tab = await browser.open(`${server.url}/`);
+    await expect.poll(() => tab.evaluate(hasPage)).toBe(true);
+    await tab.evaluate(call, '/api/first');
+    let id = 0;
+    await expect
+      .poll(
+        async () => {
+          id = [...(await storedTabs())].find((tab) => !before.has(tab)) ?? 0;
+          return id;
+        },
+        { timeout: 15_000 },
+      )
+      .toBeGreaterThan(0);
+    return { tab, id };
+  }
+
+  it('a rule sent as the panel sends it makes the page’s Retryline request take 3 attempts, until the panel closes', async () => {
+    server.script('/api/items', [{ status: 200, body: 'real' }]);
+    server.script('/api/first', [{ status: 200 }]);
+    const { tab, id } = await appTab();
+    const panel = await browser.open(browser.extensionUrl('panel.html'));
+    await panel.evaluate(openPanelPort, id, RULES);
+    // The worker tells the panel what it keeps and has sent to the tab.
+    await expect
+      .poll(() => panel.evaluate(faultUpdates))
+      .toEqual([{ kind: 'faults', tabId: id, rules: RULES }]);
+
+    const attempted = { status: 200, attempts: 3, injected: [1, 2] };
+    await expect.poll(() => tab.evaluate(call, '/api/items'), { timeout: 10_000 }).toEqual(attempted);
+    // The injected attempts never reached the server; the third did.
+    const before = server.requests('/api/items').length;
+    expect(await tab.evaluate(call, '/api/items')).toEqual(attempted);
+    expect(server.requests('/api/items')).toHaveLength(before + 1);
+    // A path the rule does not name is untouched.
+    expect(await tab.evaluate(call, '/api-free/x')).toEqual({ status: 404, attempts: 1, injected: [] });
+    // The worker kept the marks (its schema takes `injected`); its chunks are stored as JSON text.
+    await expect
+      .poll(async () => JSON.stringify(await probe.evaluate(storedSession)), { timeout: 10_000 })
+      .toMatch(/\\"injected\\":true/);
+
+    // A new document of the tab gets the rules again.
+    await tab.reload();
+    await expect.poll(() => tab.evaluate(hasPage)).toBe(true);
+    await expect.poll(() => tab.evaluate(call, '/api/items'), { timeout: 10_000 }).toEqual(attempted);
+
+    // A page that opted out is untouched, in the same tab, with the same rules.
+    await tab.goto(`${server.url}/opted-out`);
+    await expect.poll(() => tab.evaluate(hasPage)).toBe(true);
+    expect(await tab.evaluate(call, '/api/items')).toEqual({ status: 200, attempts: 1, injected: [] });
+
+    // Back on the app, the rules apply; closing the panel takes them away.
+    await tab.goto(`${server.url}/`);
+    await expect.poll(() => tab.evaluate(hasPage)).toBe(true);
+    await expect.poll(() => tab.evaluate(call, '/api/items'), { timeout: 10_000 }).toEqual(attempted);
+    await panel.close();
+    await expect
+      .poll(() => tab.evaluate(call, '/api/items'), { timeout: 10_000 })
+      .toEqual({ status: 200, attempts: 1, injected: [] });
+    await tab.close();
+  }, 90_000);
+});
