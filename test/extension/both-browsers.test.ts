@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toRecording } from '../../extension/src/model/export';
 import { API, gateScenario } from '../../extension/src/model/fixtures';
 import {
   type BrowserTab,
+  EXTENSION_DIST,
   type ExtensionBrowser,
   launchChromiumWith,
   launchFirefoxWith,
@@ -27,18 +27,16 @@ import { startFixtureServer } from './fixture-server';
 // way out is moreover a proxy that forwards nothing (test/support/outbound-sink.ts), so its last
 // case can check that, with its background requests switched off, it asked for nothing at all.
 
-const dist = (build: string) => fileURLToPath(new URL(`../../extension/dist/${build}/`, import.meta.url));
-
 const browsers = [
   {
     name: 'Chromium',
-    dir: dist('chrome'),
+    dir: EXTENSION_DIST.chrome,
     launch: (dir: string) => launchChromiumWith(dir),
     proxied: false,
   },
   {
     name: 'Firefox',
-    dir: dist('firefox'),
+    dir: EXTENSION_DIST.firefox,
     launch: (dir: string, sink: OutboundSink) => launchFirefoxWith(dir, proxyPrefs(sink.port)),
     proxied: true,
   },

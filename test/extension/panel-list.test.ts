@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toRecording } from '../../extension/src/model/export';
 import { manyRequests } from '../../extension/src/model/fixtures';
 import {
   type BrowserTab,
+  EXTENSION_DIST,
   type ExtensionBrowser,
   launchChromiumWith,
   launchFirefoxWith,
@@ -19,11 +19,9 @@ import {
 // Keys are dispatched to the focused element from inside the page (what the list listens for);
 // each step is then polled for, never timed.
 
-const dist = (build: string) => fileURLToPath(new URL(`../../extension/dist/${build}/`, import.meta.url));
-
 const browsers = [
-  { name: 'Chromium', dir: dist('chrome'), launch: (dir: string) => launchChromiumWith(dir) },
-  { name: 'Firefox', dir: dist('firefox'), launch: (dir: string) => launchFirefoxWith(dir) },
+  { name: 'Chromium', dir: EXTENSION_DIST.chrome, launch: (dir: string) => launchChromiumWith(dir) },
+  { name: 'Firefox', dir: EXTENSION_DIST.firefox, launch: (dir: string) => launchFirefoxWith(dir) },
 ];
 
 const COUNT = 300;

@@ -5,6 +5,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BrowserTab,
+  EXTENSION_DIST,
   type ExtensionBrowser,
   launchChromiumWith,
   launchFirefoxWith,
@@ -19,13 +20,11 @@ import type { CallResult } from './fault-page';
 // sends rules. The page's Retryline requests then take the injected attempts; a new document of the
 // tab gets the rules again; a page that opted out is untouched; closing the panel removes them.
 
-const dist = (browser: string) => fileURLToPath(new URL(`../../extension/dist/${browser}/`, import.meta.url));
-
 const browsers = [
-  { name: 'Chromium', dir: dist('chrome'), launch: (dir: string) => launchChromiumWith(dir) },
+  { name: 'Chromium', dir: EXTENSION_DIST.chrome, launch: (dir: string) => launchChromiumWith(dir) },
   {
     name: 'Firefox',
-    dir: dist('firefox'),
+    dir: EXTENSION_DIST.firefox,
     launch: (dir: string, sink: OutboundSink) => launchFirefoxWith(dir, proxyPrefs(sink.port)),
   },
 ];

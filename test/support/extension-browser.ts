@@ -1,9 +1,16 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from './chromium';
 import { Firefox, type Prefs } from './firefox';
+
+/** The built extension's folder for each browser it ships for (`pnpm build:extension` makes them). */
+export const EXTENSION_DIST = {
+  chrome: fileURLToPath(new URL('../../extension/dist/chrome/', import.meta.url)),
+  firefox: fileURLToPath(new URL('../../extension/dist/firefox/', import.meta.url)),
+} as const;
 
 /**
  * One browser with the built extension installed, driven the same way whichever it is, so an
