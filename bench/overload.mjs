@@ -1,5 +1,5 @@
 // A server at 2× its capacity, through the CLI's simulator (virtual time): `retryline simulate
-// overload --seed <seed> --format json`, through `run`, for seeds 1–5. The server (8 workers ×
+// overload --seed <seed> --format json`, through bench/lib/cli-json.mjs, for seeds 1–5. The server (8 workers ×
 // 40 ms, 200 req/s) answers 503 at once when its queue of 16 is full, and each 503 costs a worker
 // 10 % of a request's time; 400 req/s arrive (Poisson) through 10 client processes for 10 s of
 // warm-up and 30 s measured. Policies: no retries, Retryline's defaults (retries with the budget and
@@ -10,7 +10,7 @@
 // depends on the choices above.
 //
 // Run after `pnpm build`: `node bench/overload.mjs`; writes bench/results/overload.json and prints tables.
-import { run } from '../packages/cli/dist/index.js';
+import { retrylineJson } from './lib/cli-json.mjs';
 import { writeResult } from './lib/results.mjs';
 
 const SEEDS = [1, 2, 3, 4, 5];
@@ -46,21 +46,8 @@ const VARIANT_METRICS = [
 ];
 
 /** One run of every policy through the CLI's JSON output. */
-async function overloadRun(seed, extra = []) {
-  let stdout = '';
-  let stderr = '';
-  const args = ['simulate', 'overload', '--seed', String(seed), ...extra, '--format', 'json'];
-  const code = await run(args, {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-  });
-  if (code !== 0) throw new Error(`retryline ${args.join(' ')} exited with ${code}: ${stderr}`);
-  return JSON.parse(stdout);
-}
+const overloadRun = (seed, extra = []) =>
+  retrylineJson(['simulate', 'overload', '--seed', String(seed), ...extra]);
 
 const range = (values) => ({ min: Math.min(...values), max: Math.max(...values) });
 

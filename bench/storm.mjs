@@ -7,7 +7,7 @@
 // seed 1's figures, their min/max over all seeds, and seed 1's 100 ms timeline; written under
 // `scenarios`.
 //
-// Closed loop (`retryline simulate storm --clients 400 --format json`, through `run`, since the
+// Closed loop (`retryline simulate storm --clients 400 --format json`, through bench/lib/cli-json.mjs, since the
 // package's index exports the open loop only): 400 clients at 60 % of a 1,600 req/s server, each
 // waiting for its request before thinking and sending the next, for each of the CLI's closed-loop
 // policies (those above plus no retries, axios-retry with exponentialDelay and p-retry's defaults),
@@ -23,11 +23,11 @@
 // Run after `pnpm build`: `node bench/storm.mjs`; writes bench/results/storm.json and prints tables.
 import {
   INCIDENT_TAIL_MS,
-  run,
   STORM_DEFAULTS,
   STORM_POLICIES,
   simulateStorm,
 } from '../packages/cli/dist/index.js';
+import { retrylineJson } from './lib/cli-json.mjs';
 import { writeResult } from './lib/results.mjs';
 
 const SEEDS = [1, 2, 3, 4, 5];
@@ -122,31 +122,8 @@ const CLOSED_METRICS = [
 ];
 
 /** One closed-loop run of every policy through the CLI's JSON output. */
-async function closedLoopRun(seed, extra = []) {
-  let stdout = '';
-  let stderr = '';
-  const args = [
-    'simulate',
-    'storm',
-    '--clients',
-    String(CLOSED_CLIENTS),
-    '--seed',
-    String(seed),
-    ...extra,
-    '--format',
-    'json',
-  ];
-  const code = await run(args, {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-  });
-  if (code !== 0) throw new Error(`retryline ${args.join(' ')} exited with ${code}: ${stderr}`);
-  return JSON.parse(stdout);
-}
+const closedLoopRun = (seed, extra = []) =>
+  retrylineJson(['simulate', 'storm', '--clients', String(CLOSED_CLIENTS), '--seed', String(seed), ...extra]);
 
 const closedStarted = performance.now();
 const closedRuns = [];
