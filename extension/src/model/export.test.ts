@@ -1,7 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import type { TimelineEntry } from '../shared/protocol';
-import { type Har, parseImport, RETRYLINE_VERSION, rowEvents, toHar, toRecording } from './export';
-import { API, crossFrameScenario, ev, FRAME_ORIGIN, gateScenario, ORIGIN, scenario } from './fixtures';
+import {
+  type Har,
+  INJECTED_COMMENT,
+  parseImport,
+  RETRYLINE_VERSION,
+  rowEvents,
+  toHar,
+  toRecording,
+} from './export';
+import {
+  API,
+  crossFrameScenario,
+  ev,
+  FRAME_ORIGIN,
+  gateScenario,
+  injectedScenario,
+  ORIGIN,
+  scenario,
+} from './fixtures';
 import { foldTimeline, type Timeline } from './timeline';
 
 function imported(text: string): TimelineEntry[] {
@@ -533,5 +550,85 @@ describe('a request the extension cut', () => {
     for (const text of [JSON.stringify(toRecording(entries, 'x')), JSON.stringify(toHar(timeline))]) {
       expect(shown(foldTimeline(imported(text)))).toEqual(shown(timeline));
     }
+  });
+});
+
+describe('attempts answered by a fault injected from the panel', () => {
+  const timeline = foldTimeline(injectedScenario());
+  const marks = (t: Timeline) =>
+    t.rows.map((row) => [row.requestId, row.injected, row.attempts.map((a) => a.injected ?? false)]);
+  const expected = [
+    ['f1', 2, [true, true, false]],
+    ['f2', 0, [false]],
+  ];
+
+  it('are marked in the HAR: each such attempt’s entry, and the count in its request’s summary', () => {
+    const har = toHar(timeline);
+    expect(har.log.entries.map((entry) => [entry._retry.requestId, entry._retry.injected])).toEqual([
+      ['f1', true],
+      ['f1', true],
+      ['f1', undefined],
+      ['f2', undefined],
+    ]);
+    expect(har.log.entries[2]?._retry).not.toHaveProperty('injected');
+    expect(har.log.entries.map((entry) => entry._retry.request.injected)).toEqual([2, 2, 2, undefined]);
+    // HAR's own comment, for tools that know nothing of `_retry`.
+    expect(har.log.entries.map((entry) => entry.comment)).toEqual([
+      INJECTED_COMMENT,
+      INJECTED_COMMENT,
+      undefined,
+      undefined,
+    ]);
+    expect(
+      toHar(foldTimeline(scenario())).log.entries.some((entry) => '_retry' in entry && entry._retry.injected),
+    ).toBe(false);
+  });
+
+  it('stay marked through HAR export and import', () => {
+    const text = JSON.stringify(toHar(timeline));
+    expect(parseImport(text)).toMatchObject({ format: 'har', skipped: 0 });
+    const fromHar = foldTimeline(imported(text));
+    expect(marks(fromHar)).toEqual(expected);
+    expect(shown(fromHar)).toEqual(shown(timeline));
+  });
+
+  it('stay marked through a JSON recording, whose events keep the mark as core sent it', () => {
+    const text = JSON.stringify(toRecording(injectedScenario(), 'tab 1'));
+    const entries = imported(text);
+    const flagged = entries.flatMap((entry) =>
+      entry.type === 'event' && 'injected' in entry.event ? [[entry.event.type, entry.event.injected]] : [],
+    );
+    expect(flagged).toEqual([
+      ['attempt-start', true],
+      ['attempt-end', true],
+      ['attempt-end', true],
+    ]);
+    const fromJson = foldTimeline(entries);
+    expect(marks(fromJson)).toEqual(expected);
+    expect(shown(fromJson)).toEqual(shown(timeline));
+  });
+
+  it('fold back from a row’s events with the mark on both of each such attempt’s events', () => {
+    const [f1] = timeline.rows;
+    if (!f1) throw new Error('fixture');
+    const injected = rowEvents(f1).filter((event) => 'injected' in event && event.injected);
+    expect(injected.map((event) => [event.type, 'attempt' in event ? event.attempt : 0])).toEqual([
+      ['attempt-start', 1],
+      ['attempt-end', 1],
+      ['attempt-start', 2],
+      ['attempt-end', 2],
+    ]);
+  });
+
+  it('skip on import an attempt whose mark is anything but true, as the schema skips such an event', () => {
+    const har = JSON.parse(JSON.stringify(toHar(timeline)));
+    har.log.entries[0]._retry.injected = 'yes';
+    const result = parseImport(JSON.stringify(har));
+    expect(result).toMatchObject({ format: 'har', skipped: 1 });
+    const [f1] = foldTimeline(imported(JSON.stringify(har))).rows;
+    expect(f1?.attempts.map((a) => [a.n, a.injected ?? false])).toEqual([
+      [2, true],
+      [3, false],
+    ]);
   });
 });

@@ -146,6 +146,8 @@ export interface HarRequestSummary {
   readonly duration?: number;
   /** The extension dropped some of the request's events (see {@link Truncation}). */
   readonly truncated?: Truncation;
+  /** How many of its attempts a fault injected from the Retryline DevTools panel answered (absent: none). */
+  readonly injected?: number;
 }
 
 /** The `_retry` field of a HAR entry. */
@@ -169,6 +171,11 @@ export interface HarRetry {
   readonly end?: number;
   readonly phase?: AttemptPhase;
   readonly error?: ErrorSummary;
+  /**
+   * This attempt was answered by a fault injected from the Retryline DevTools panel (its events'
+   * `injected` mark), not by the server alone. Absent for an attempt sent as usual.
+   */
+  readonly injected?: true;
   readonly request: HarRequestSummary;
 }
 
@@ -200,8 +207,14 @@ export interface HarEntry {
   };
   readonly cache: Record<string, never>;
   readonly timings: { readonly send: 0; readonly wait: number; readonly receive: 0 };
+  /** HAR 1.2's free text, which HAR viewers show: says so of an injected attempt ({@link INJECTED_COMMENT}). */
+  readonly comment?: string;
   readonly _retry: HarRetry;
 }
+
+/** What a HAR entry's `comment` says of an attempt the panel's fault injection answered. */
+export const INJECTED_COMMENT =
+  'Injected by the Retryline DevTools panel: a fault answered (or only delayed) this attempt.';
 
 /** What the HAR's entries cannot carry: navigations, lanes, and request parts without an attempt. */
 export interface HarLogRetry {
@@ -298,6 +311,7 @@ function requestSummary(row: RequestRow): HarRequestSummary {
     ...(row.totalDelay === undefined ? {} : { totalDelay: row.totalDelay }),
     ...(row.duration === undefined ? {} : { duration: row.duration }),
     ...(row.truncated === undefined ? {} : { truncated: row.truncated }),
+    ...(row.injected > 0 ? { injected: row.injected } : {}),
   };
 }
 
@@ -334,6 +348,7 @@ function harEntry(row: RequestRow, attempt: AttemptRow, request: HarRequestSumma
     },
     cache: {},
     timings: { send: 0, wait: time, receive: 0 },
+    ...(attempt.injected ? { comment: INJECTED_COMMENT } : {}),
     _retry: {
       requestId: row.requestId,
       attempt: attempt.n,
@@ -349,6 +364,7 @@ function harEntry(row: RequestRow, attempt: AttemptRow, request: HarRequestSumma
       ...(attempt.end === undefined ? {} : { end: attempt.end }),
       ...(attempt.phase === undefined ? {} : { phase: attempt.phase }),
       ...(attempt.error === undefined ? {} : { error: attempt.error }),
+      ...(attempt.injected ? { injected: true } : {}),
       request,
     },
   };
@@ -425,6 +441,7 @@ function attemptEvents(row: RequestRow, attempt: AttemptRow): RetrylineEvent[] {
       type: 'attempt-start',
       attempt: attempt.n,
       ...(attempt.requestHeaders === undefined ? {} : { headers: attempt.requestHeaders }),
+      ...(attempt.injected ? { injected: true } : {}),
     },
   ];
   if (attempt.end !== undefined && attempt.outcome !== 'pending') {
@@ -438,6 +455,7 @@ function attemptEvents(row: RequestRow, attempt: AttemptRow): RetrylineEvent[] {
       ...(attempt.phase === undefined ? {} : { phase: attempt.phase }),
       ...(attempt.status === undefined ? {} : { status: attempt.status }),
       ...(attempt.responseHeaders === undefined ? {} : { headers: attempt.responseHeaders }),
+      ...(attempt.injected ? { injected: true } : {}),
     });
   }
   return events;
@@ -829,12 +847,15 @@ function readHarEntry(
     }
   }
 
+  // The mark goes on both of the attempt's events, as core puts it (the schema checks its value).
+  const injected = pick(retry, ['injected']);
   candidates.push({
     ...common,
     type: 'attempt-start',
     t: start,
     attempt: n,
     headers: headerRecord(own(request, 'headers')),
+    ...injected,
   });
   if (attemptOutcome !== 'pending' && isTime(end)) {
     const status = own(response, 'status');
@@ -848,6 +869,7 @@ function readHarEntry(
       ...pick(retry, ['phase', 'error']),
       ...(typeof status === 'number' && status > 0 ? { status } : {}),
       headers: headerRecord(own(response, 'headers')),
+      ...injected,
     });
   }
   if (!summary && n === attempts && typeof outcome === 'string' && outcome !== 'pending' && isTime(end)) {

@@ -1,9 +1,11 @@
 /**
  * The filter's terms: words separated by spaces, each of which a row must pass. A word is looked
  * for in the row's search text, which holds what the request went through as well as what it was
- * (`backoff`, `pacing`, `parked`, `breaker`, `retried` …: {@link retryTerms}); `key:value` terms
- * ask one thing exactly (`is:retried`, `status:5xx`, `outcome:exhausted,deadline`); a leading `-`
- * turns any term around. Quotes keep spaces in a word (`"retry budget"`).
+ * (`backoff`, `pacing`, `parked`, `breaker`, `retried`, `injected` …: {@link retryTerms}); a `*`
+ * in a word stands for any run of characters within one field (`/api*orders`, `*.example.com`:
+ * {@link wildcardMatcher}); `key:value` terms ask one thing exactly (`is:retried`, `is:injected`,
+ * `status:5xx`, `outcome:exhausted,deadline`); a leading `-` turns any term around. Quotes keep
+ * spaces in a word (`"retry budget"`).
  */
 
 import type { RequestRow, RowOutcome } from './timeline';
@@ -52,6 +54,8 @@ export const isRetried = (row: RequestRow): boolean => row.attempts.length > 1 |
 export const isFailed = (row: RequestRow): boolean => row.outcome !== 'success' && row.outcome !== 'pending';
 /** Whether it spent any time waiting: a retry's wait or a guard's hold. */
 export const isWaited = (row: RequestRow): boolean => waitedMs(row) > 0;
+/** Whether the panel's fault injection answered any of its attempts. */
+export const isInjected = (row: RequestRow): boolean => row.injected > 0;
 
 /** The milliseconds a request spent waiting: its retries' delays and its guards' holds. */
 export function waitedMs(row: RequestRow): number {
@@ -67,6 +71,7 @@ const IS: Readonly<Record<string, (row: RequestRow) => boolean>> = {
   failed: isFailed,
   refused: isRefused,
   waited: isWaited,
+  injected: isInjected,
   pending: (row) => row.outcome === 'pending',
   success: (row) => row.outcome === 'success',
   truncated: (row) => row.truncated !== undefined,
@@ -80,6 +85,7 @@ export function retryTerms(row: RequestRow): string[] {
   const refused = REFUSED_BY[row.outcome];
   if (refused !== undefined) terms.push(refused);
   if (isRetried(row)) terms.push('retried');
+  if (isInjected(row)) terms.push('injected');
   return terms;
 }
 
@@ -101,11 +107,60 @@ export function parseTerms(
     const negated = word.length > 1 && word.startsWith('-');
     const body = (negated ? word.slice(1) : word).replaceAll('"', '').toLowerCase();
     if (body === '') continue;
-    const test = keyedTest(body) ?? ((row: RequestRow) => search(row).includes(body));
+    const test = keyedTest(body) ?? wordTest(body, search);
     if (typeof test === 'string') return { error: test };
     terms.push({ test, negated });
   }
   return terms;
+}
+
+/** A plain word's test: a substring of the search text, or with a `*`, a {@link wildcardMatcher}. */
+function wordTest(body: string, search: (row: RequestRow) => string): (row: RequestRow) => boolean {
+  if (!body.includes('*')) return (row) => search(row).includes(body);
+  const matches = wildcardMatcher(body);
+  return (row) => matches(search(row));
+}
+
+/**
+ * Whether `text` holds `word`, each `*` of which stands for any run of characters (none too), in
+ * one of its lines (the search text's fields: a `*` never spans two). Case as given; unanchored,
+ * as a plain word is.
+ *
+ * No regular expression is built from the word (it is user input, as a fault rule's pattern is,
+ * and runs of `.*` backtrack): the parts between the stars are found in order with `indexOf`,
+ * each at its leftmost place after the one before. For a pattern whose only wildcard is `*` the
+ * leftmost place is never worse than a later one (it leaves the most room for the parts after
+ * it), so no choice is tried twice: a line is searched once, part after part, and given up as
+ * soon as a part lies beyond it. A 100 000-character URL against a word of 500 stars costs at
+ * most one pass over the URL, not a search per way of splitting it.
+ */
+export function wildcardMatcher(word: string): (text: string) => boolean {
+  const parts = word.split('*').filter((part) => part !== '');
+  const [first, ...rest] = parts;
+  if (first === undefined) return () => true;
+  return (text) => {
+    let from = 0;
+    for (;;) {
+      const at = text.indexOf(first, from);
+      if (at < 0) return false;
+      const newline = text.indexOf('\n', at);
+      const end = newline < 0 ? text.length : newline;
+      let next = at + first.length;
+      let inLine = true;
+      for (const part of rest) {
+        const found = text.indexOf(part, next);
+        // Not after this place: not after any later one either.
+        if (found < 0) return false;
+        next = found + part.length;
+        if (next > end) {
+          inLine = false;
+          break;
+        }
+      }
+      if (inLine) return true;
+      from = end + 1;
+    }
+  };
 }
 
 /** A `key:value` term's test, an error for a known key with a bad value, or undefined for a plain word. */

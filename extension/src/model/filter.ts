@@ -1,6 +1,6 @@
 /**
- * The panel's filters: a text query (words and `key:value` terms, see filter-terms.ts, or
- * `re:pattern` for a regular expression) and
+ * The panel's filters: a text query (words, `*` wildcards and `key:value` terms, see
+ * filter-terms.ts, or `re:pattern` for a regular expression) and
  * exact choices of origin, client and outcome. Each row's search text is built once and kept
  * per row object (rows are immutable, so a changed row is a new key), which keeps filtering
  * 10 000 rows to one string test per row.
@@ -11,7 +11,10 @@ import type { RequestRow, RowOutcome, Timeline } from './timeline';
 
 /** What the user chose. An absent choice matches every row. */
 export interface FilterCriteria {
-  /** Substring (case-insensitive), or `re:pattern` (a regular expression, case-insensitive, `^`/`$` per field). */
+  /**
+   * Words, each a substring (case-insensitive; `*` for any run of characters) or a `key:value` term,
+   * or `re:pattern` (a regular expression, case-insensitive, `^`/`$` per field).
+   */
   readonly text: string;
   /** A row's URL origin (`''` for rows without an absolute URL). */
   readonly origin?: string;
@@ -47,8 +50,9 @@ export const REGEX_PREFIX = 're:';
 /** The filter box's hint: what it searches and how to write a regular expression. */
 export const FILTER_HELP =
   'Words each narrow the list: method, URL, status, outcome, client, error name, or what a request ' +
-  'went through (backoff, retry-after, pacing, parked, limiter, bulkhead, breaker, budget, retried). ' +
-  'is:retried, is:failed, is:refused, is:waited, is:pending; status:503 or status:5xx; ' +
+  'went through (backoff, retry-after, pacing, parked, limiter, bulkhead, breaker, budget, retried, ' +
+  'injected). * in a word matches any run of characters: /api/*/items, *.example.com. ' +
+  'is:retried, is:failed, is:refused, is:waited, is:injected, is:pending; status:503 or status:5xx; ' +
   'outcome:exhausted,deadline; method:POST; client:ky. -word or -is:retried leaves matches out. ' +
   `Start with ${REGEX_PREFIX} for a regular expression (^ and $ match each field), e.g. ${REGEX_PREFIX}(fetch|ky)-flaky. ` +
   'Shortcut: / or Ctrl+F.';

@@ -549,3 +549,100 @@ function sessionRequest(id: string, t: number, kind: number, spend: (t: number) 
       return [...attempt(1, t, 45, { status: 200 }), end(t + 45, 'success', 1, 200)];
   }
 }
+
+/**
+ * Faults injected from the panel. `f1`: GET /api/orders, its attempt 1 answered with an injected
+ * 503 (both events marked), attempt 2 with an injected network error (only its `attempt-end`
+ * marked, as a recording that lost the start would have it), after a backoff; attempt 3 reached
+ * the server and got a 200. `f2`: GET /api/orders/7, sent as usual, answered 200.
+ */
+export function injectedScenario(): TimelineEntry[] {
+  const url = `${API}/api/orders`;
+  return [
+    ev('f1', { type: 'request-start', t: 5000, client: 'fetch', method: 'GET', url }),
+    ev('f1', { type: 'attempt-start', t: 5000, attempt: 1, injected: true }),
+    ev('f1', {
+      type: 'attempt-end',
+      t: 5001,
+      attempt: 1,
+      outcome: 'retry',
+      duration: 1,
+      phase: 'response',
+      status: 503,
+      injected: true,
+    }),
+    ev('f1', {
+      type: 'retry-scheduled',
+      t: 5001,
+      attempt: 2,
+      retry: 1,
+      delay: 100,
+      reason: 'backoff',
+      strategy: 'exponential',
+      jitter: 'none',
+      raw: 100,
+      capped: 100,
+    }),
+    ev('f1', {
+      type: 'attempt-end',
+      t: 5102,
+      attempt: 2,
+      outcome: 'retry',
+      duration: 1,
+      phase: 'not-sent',
+      error: { name: 'TypeError', message: 'Failed to fetch' },
+      injected: true,
+    }),
+    ev('f1', {
+      type: 'retry-scheduled',
+      t: 5102,
+      attempt: 3,
+      retry: 2,
+      delay: 200,
+      reason: 'backoff',
+      strategy: 'exponential',
+      jitter: 'none',
+      raw: 200,
+      capped: 200,
+    }),
+    ev('f1', { type: 'attempt-start', t: 5302, attempt: 3 }),
+    ev('f1', {
+      type: 'attempt-end',
+      t: 5340,
+      attempt: 3,
+      outcome: 'success',
+      duration: 38,
+      phase: 'response',
+      status: 200,
+    }),
+    ev('f1', {
+      type: 'request-end',
+      t: 5340,
+      outcome: 'success',
+      attempts: 3,
+      totalDelay: 300,
+      duration: 340,
+      status: 200,
+    }),
+    ev('f2', { type: 'request-start', t: 5400, client: 'fetch', method: 'GET', url: `${url}/7` }),
+    ev('f2', { type: 'attempt-start', t: 5400, attempt: 1 }),
+    ev('f2', {
+      type: 'attempt-end',
+      t: 5420,
+      attempt: 1,
+      outcome: 'success',
+      duration: 20,
+      phase: 'response',
+      status: 200,
+    }),
+    ev('f2', {
+      type: 'request-end',
+      t: 5420,
+      outcome: 'success',
+      attempts: 1,
+      totalDelay: 0,
+      duration: 20,
+      status: 200,
+    }),
+  ];
+}

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { API, crossFrameScenario, ev, FRAME_ORIGIN, gateScenario, ORIGIN, scenario } from './fixtures';
+import {
+  API,
+  crossFrameScenario,
+  ev,
+  FRAME_ORIGIN,
+  gateScenario,
+  injectedScenario,
+  ORIGIN,
+  scenario,
+} from './fixtures';
 import { parkedSpans } from './gate-lane';
 import { appendTimeline, attemptClass, emptyTimeline, foldTimeline, splitUrl } from './timeline';
 
@@ -178,6 +187,42 @@ describe('foldTimeline', () => {
   it('treats an empty header map as none', () => {
     const [row] = foldTimeline([ev('x', { type: 'attempt-start', t: 5, attempt: 1, headers: {} })]).rows;
     expect(row?.attempts[0]).not.toHaveProperty('requestHeaders');
+  });
+});
+
+describe('attempts answered by a fault injected from the panel', () => {
+  it('are marked from either of their events, and counted on the row', () => {
+    const [f1, f2] = foldTimeline(injectedScenario()).rows;
+    // Attempt 1: both events marked; attempt 2: only its end (its start was not recorded).
+    expect(f1?.attempts.map((attempt) => attempt.injected)).toEqual([true, true, undefined]);
+    expect(f1?.attempts[2]).not.toHaveProperty('injected');
+    expect(f1?.injected).toBe(2);
+    expect(f2?.injected).toBe(0);
+    expect(foldTimeline(scenario()).rows.map((row) => row.injected)).toEqual([0, 0, 0]);
+  });
+
+  it('keep the mark of an attempt-start whose end carries none, in any order and across appends', () => {
+    const start = ev('x', { type: 'attempt-start', t: 5, attempt: 1, injected: true });
+    const end = ev('x', {
+      type: 'attempt-end',
+      t: 6,
+      attempt: 1,
+      outcome: 'success',
+      duration: 1,
+      status: 200,
+    });
+    const expected = { n: 1, start: 5, end: 6, outcome: 'success', status: 200, injected: true };
+    expect(foldTimeline([start, end]).rows[0]?.attempts).toEqual([expected]);
+    expect(foldTimeline([end, start]).rows[0]?.attempts).toEqual([expected]);
+    const appended = appendTimeline(foldTimeline([start]), [end]);
+    expect(appended.rows[0]?.attempts).toEqual([expected]);
+    expect(appended.rows[0]?.injected).toBe(1);
+  });
+
+  it('fold the same one event at a time as all at once', () => {
+    const entries = injectedScenario();
+    const stepwise = entries.reduce((timeline, entry) => appendTimeline(timeline, [entry]), emptyTimeline());
+    expect(stepwise.rows).toEqual(foldTimeline(entries).rows);
   });
 });
 

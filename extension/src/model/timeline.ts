@@ -49,6 +49,11 @@ export interface AttemptRow {
   readonly error?: ErrorSummary;
   readonly requestHeaders?: HeaderMap;
   readonly responseHeaders?: HeaderMap;
+  /**
+   * Answered by a fault the Retryline DevTools panel injected (its `attempt-start` or
+   * `attempt-end` said so): not the server's answer alone. Absent for an attempt sent as usual.
+   */
+  readonly injected?: true;
 }
 
 /** A retry's wait, from its `retry-scheduled` event (which fires as the wait begins): its figures, placed on the request's timeline. */
@@ -114,6 +119,8 @@ export interface RequestRow {
   readonly duration?: number;
   /** Sorted by attempt number. */
   readonly attempts: readonly AttemptRow[];
+  /** How many of its attempts the panel's fault injection answered ({@link AttemptRow.injected}). */
+  readonly injected: number;
   /** Sorted by the attempt they follow. */
   readonly waits: readonly WaitRow[];
   /** Sorted by attempt. */
@@ -506,6 +513,7 @@ function applyToRow(draft: RowDraft, event: RowEvent, see: (t: number) => void):
         ...base,
         start: event.t,
         ...(hasHeaders(event.headers) ? { requestHeaders: event.headers } : {}),
+        ...(event.injected === true ? INJECTED : {}),
       });
       return;
     }
@@ -514,11 +522,13 @@ function applyToRow(draft: RowDraft, event: RowEvent, see: (t: number) => void):
       const found = draft.attempts.get(event.attempt);
       const start = found?.start ?? event.t - duration;
       see(start);
-      // Keep what attempt-start said (start, request headers); the rest is the end's to say.
+      // Keep what attempt-start said (start, request headers, the injected mark); the rest is the
+      // end's to say. Either event's mark marks the attempt: a recording may have lost the other.
       putAttempt(draft, {
         n: event.attempt,
         start,
         ...(found?.requestHeaders === undefined ? {} : { requestHeaders: found.requestHeaders }),
+        ...(found?.injected === true || event.injected === true ? INJECTED : {}),
         end: event.t,
         outcome: event.outcome,
         ...(event.status === undefined ? {} : { status: event.status }),
@@ -586,6 +596,9 @@ function applyToRow(draft: RowDraft, event: RowEvent, see: (t: number) => void):
       return;
   }
 }
+
+/** The mark of an attempt answered by an injected fault, as its events carry it. */
+const INJECTED = { injected: true } as const;
 
 /** An absent and an empty header map say the same: both leave the attempt's headers unset. */
 function hasHeaders(headers: HeaderMap | undefined): headers is HeaderMap {
@@ -664,9 +677,11 @@ function freeze(draft: RowDraft): RequestRow {
     if (t < earliest) earliest = t;
     if (t > latest) latest = t;
   };
+  let injected = 0;
   for (const a of attempts) {
     note(a.start);
     note(a.end);
+    if (a.injected) injected++;
   }
   for (const w of waits) {
     note(w.start);
@@ -709,6 +724,7 @@ function freeze(draft: RowDraft): RequestRow {
     ...(draft.totalDelay === undefined ? {} : { totalDelay: draft.totalDelay }),
     ...(draft.duration === undefined ? {} : { duration: draft.duration }),
     attempts,
+    injected,
     waits,
     guardWaits,
     ...(draft.truncated === undefined ? {} : { truncated: { dropped: draft.truncated } }),

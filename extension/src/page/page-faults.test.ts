@@ -73,6 +73,26 @@ describe('the page’s fault rules', () => {
     ).toBeUndefined();
   });
 
+  it('match a * in a rule’s URL as any run of characters: /api/* is any URL holding /api/', () => {
+    const page = faults();
+    page.set({
+      rules: [
+        rule({ id: 'items', url: '/api/*/items', steps: [{ step: 'status', status: 502 }] }),
+        rule({ id: 'api', url: '/api/*', steps: [{ step: 'status', status: 503 }] }),
+        rule({ id: 'cdn', url: '*.example.com -/health', steps: [{ step: 'networkError' }] }),
+      ],
+    });
+    const answer = (requestId: string, url: string) => page.fault(query({ requestId, url }));
+    expect(answer('a', 'http://127.0.0.1:5000/api/v2/items?x=***')).toEqual({ step: 'status', status: 502 });
+    expect(answer('b', 'https://app.example/api/x')).toEqual({ step: 'status', status: 503 });
+    expect(answer('c', 'https://app.example/api/')).toEqual({ step: 'status', status: 503 });
+    expect(answer('d', 'https://app.example/apix')).toBeUndefined();
+    expect(answer('e', 'https://app.example/api')).toBeUndefined();
+    expect(answer('f', 'https://cdn.example.com/app.js')).toEqual({ step: 'networkError' });
+    expect(answer('g', 'https://cdn.example.com/health')).toBeUndefined();
+    expect(answer('h', 'https://example.com/app.js')).toBeUndefined();
+  });
+
   it('try rules in order: the first that matches and is drawn is the request’s', () => {
     const page = faults();
     page.set({

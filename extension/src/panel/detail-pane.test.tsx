@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/preact';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ev, scenario } from '../model/fixtures';
+import { ev, injectedScenario, scenario } from '../model/fixtures';
 import { foldTimeline } from '../model/timeline';
 import { DetailPane } from './detail-pane';
 
@@ -64,6 +64,27 @@ describe('DetailPane', () => {
     expect(screen.getByTestId('detail-outcome').textContent).toBe('breaker open');
     expect(screen.getByText(/CircuitOpenError: The circuit/)).toBeTruthy();
     expect(screen.queryAllByTestId('detail-attempt')).toHaveLength(0);
+  });
+
+  it('says of each attempt the panel’s fault injection answered that it was injected, and how', () => {
+    const [f1] = foldTimeline(injectedScenario()).rows;
+    if (!f1) throw new Error('fixture');
+    render(<DetailPane row={f1} onClose={() => {}} />);
+    expect(screen.getByTestId('detail-attempts').textContent).toBe('3 (2 injected by the Retryline panel)');
+    const attempts = screen.getAllByTestId('detail-attempt');
+    expect(attempts.map((attempt) => within(attempt).queryByTestId('detail-injected') !== null)).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    const note = within(attempts[0] as HTMLElement).getByTestId('detail-injected').textContent;
+    expect(note).toMatch(/^⚡ injected by the Retryline panel \(not sent\): /);
+    // A slow step only delays the attempt, which may then reach the server: the note says so.
+    expect(note).toContain('unless the fault only delayed it (slow)');
+    cleanup();
+    render(<DetailPane row={r1} onClose={() => {}} />);
+    expect(screen.getByTestId('detail-attempts').textContent).toBe('3');
+    expect(screen.queryByTestId('detail-injected')).toBeNull();
   });
 
   it('closes', () => {

@@ -1,7 +1,7 @@
 /**
  * The selected request in full: every attempt (status, phase, error, headers as the events carry
- * them, so redacted values stay `[redacted]`), every wait with how its delay was computed, and the
- * guards that held attempts back.
+ * them, so redacted values stay `[redacted]`, and whether the panel's fault injection answered
+ * it), every wait with how its delay was computed, and the guards that held attempts back.
  */
 
 import { useEffect, useState } from 'preact/hooks';
@@ -12,6 +12,8 @@ import {
   clockTime,
   formatMs,
   guardLabel,
+  INJECTED_BY,
+  INJECTED_DETAIL,
   outcomeLabel,
   truncationText,
   waitComputation,
@@ -67,7 +69,10 @@ export function DetailPane({ row, onClose, copy, reveal }: DetailPaneProps) {
           {row.operation === undefined ? '' : ` · ${row.operation}`}
         </dd>
         <dt>Attempts</dt>
-        <dd>{row.attempts.length}</dd>
+        <dd data-testid="detail-attempts">
+          {row.attempts.length}
+          {row.injected > 0 ? ` (${row.injected} ${INJECTED_BY})` : ''}
+        </dd>
         {row.truncated ? (
           <>
             <dt>Not recorded</dt>
@@ -184,6 +189,11 @@ function AttemptDetail({ attempt }: { readonly attempt: AttemptRow }) {
           {clockTime(attempt.start)}
         </span>
       </h3>
+      {attempt.injected ? (
+        <p class="rl-injected-note" data-testid="detail-injected">
+          {INJECTED_DETAIL}
+        </p>
+      ) : null}
       {attempt.error ? <p class="rl-error">{errorText(attempt.error)}</p> : null}
       <Headers title="Request headers" headers={attempt.requestHeaders} />
       <Headers title="Response headers" headers={attempt.responseHeaders} />

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { ev, flakySession, LOOPBACK_API } from '../model/fixtures';
+import { ev, flakySession, injectedScenario, LOOPBACK_API } from '../model/fixtures';
 import { foldTimeline, type RequestRow } from '../model/timeline';
-import { budgetLabel, outcomeLabel, outcomeShort, rowStatusShort, rowStatusTitle, shortName } from './format';
+import {
+  attemptsCount,
+  budgetLabel,
+  outcomeLabel,
+  outcomeShort,
+  rowStatusShort,
+  rowStatusTitle,
+  shortName,
+} from './format';
 import { fitLabel, labelWidth } from './label-fit';
 
 /** A finished request whose one attempt failed with `error`. */
@@ -117,5 +125,18 @@ describe('fitting a label to its box', () => {
   it('shows the first before the box is laid out', () => {
     expect(fitLabel(labels, undefined)).toBe(labels[0]);
     expect(fitLabel([], undefined)).toBe('');
+  });
+});
+
+describe('the attempts column', () => {
+  it('counts the attempts, and says in words how many the panel’s fault injection answered', () => {
+    const [f1, f2] = foldTimeline(injectedScenario()).rows;
+    if (!f1 || !f2) throw new Error('fixture');
+    expect(attemptsCount(f1)).toEqual({ text: '3', label: '3 attempts, 2 injected by the Retryline panel' });
+    expect(attemptsCount(f2)).toEqual({ text: '1', label: '1 attempt' });
+    expect(attemptsCount({ ...f1, truncated: { dropped: 4 } })).toEqual({
+      text: '3+',
+      label: '3+ attempts, 2 injected by the Retryline panel',
+    });
   });
 });

@@ -212,6 +212,33 @@ export function truncationText(truncated: NonNullable<RequestRow['truncated']>):
     : `This request reached the recording limit (${limit}): later events are not recorded, its end is`;
 }
 
+/** The sign of an attempt answered by a fault injected from the panel, on the row's attempts cell. */
+export const INJECTED_SIGN = '⚡';
+
+/** Who answered an injected attempt, as its bar's title and the row's label say. */
+export const INJECTED_BY = 'injected by the Retryline panel';
+
+/**
+ * What the detail pane says of an injected attempt. Core answers it at the send step
+ * (packages/core/src/http/fault.ts): a status or a network error is made up without sending it;
+ * a `slow` step waits first, then answers so, or, naming no answer, sends it as usual.
+ */
+export const INJECTED_DETAIL = `${INJECTED_SIGN} ${INJECTED_BY} (not sent): the panel answered it with a status or a network error of its choosing — unless the fault only delayed it (slow), after which it was sent to the server as usual.`;
+
+/**
+ * The attempts cell: the count (`3`, or `3+` when the extension stopped recording the request),
+ * and what it says in words (`3 attempts, 2 injected by the Retryline panel`).
+ */
+export function attemptsCount(row: Pick<RequestRow, 'attempts' | 'injected' | 'truncated'>): {
+  readonly text: string;
+  readonly label: string;
+} {
+  const n = row.attempts.length;
+  const text = row.truncated ? `${n}+` : String(n);
+  const counted = `${text} ${n === 1 && !row.truncated ? 'attempt' : 'attempts'}`;
+  return { text, label: row.injected > 0 ? `${counted}, ${row.injected} ${INJECTED_BY}` : counted };
+}
+
 /** What an attempt's status cell says: the status, or how it ended without one. */
 export function attemptStatusText(attempt: AttemptRow): string {
   if (attempt.status !== undefined) return String(attempt.status);

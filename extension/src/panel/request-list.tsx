@@ -13,7 +13,9 @@ import type { SortColumn, SortState } from '../model/sort';
 import type { NavigationMark, RequestRow } from '../model/timeline';
 import { type ColumnWidths, type HideableColumn, MAX_COLUMN, MIN_COLUMN } from './column-menu';
 import {
+  attemptsCount,
   formatMs,
+  INJECTED_SIGN,
   outcomeLabel,
   outcomeShort,
   rowStatusShort,
@@ -452,6 +454,7 @@ function Row({ row, axis, now, width, alt, selected, rowIndex, tabStop, onOpen }
   const retried = row.attempts.length > 1;
   const url = row.url === '' ? row.path : row.url;
   const short = shortName(row);
+  const count = attemptsCount(row);
   return (
     // biome-ignore lint/a11y/useKeyWithClickEvents: the grid handles the keyboard (arrows, Enter, Escape).
     <div
@@ -495,11 +498,17 @@ function Row({ row, axis, now, width, alt, selected, rowIndex, tabStop, onOpen }
       </span>
       <span
         role="gridcell"
-        class={`rl-cell rl-cell--num rl-c-attempts${retried ? ' rl-cell--retried' : ''}`}
+        class={`rl-cell rl-cell--num rl-c-attempts${retried ? ' rl-cell--retried' : ''}${row.injected > 0 ? ' rl-cell--injected' : ''}`}
         data-testid={row.truncated ? 'truncated' : undefined}
-        title={row.truncated ? truncationText(row.truncated) : `${row.attempts.length} attempts`}
+        title={row.truncated ? truncationText(row.truncated) : count.label}
+        aria-label={row.injected > 0 ? count.label : undefined}
       >
-        {row.truncated ? `${row.attempts.length}+` : row.attempts.length}
+        {count.text}
+        {row.injected > 0 ? (
+          <span class="rl-injected-sign" aria-hidden="true">
+            {INJECTED_SIGN}
+          </span>
+        ) : null}
       </span>
       <span role="gridcell" class="rl-cell rl-c-outcome" title={outcomeLabel(row.outcome)}>
         {outcomeShort(row.outcome)}

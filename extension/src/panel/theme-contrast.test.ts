@@ -55,6 +55,26 @@ describe.each(Object.entries(themes))('the %s theme’s breaker lane', (_, v) =>
   });
 });
 
+/** The variable a rule's `property` takes its colour from: `outline: 1px dashed var(--rl-fg)` → `fg`. */
+function colourOf(selector: string, property: string): string {
+  const at = css.indexOf(`${selector} {`);
+  if (at < 0) throw new Error(`theme.css has no ${selector} rule`);
+  const body = css.slice(at, css.indexOf('}', at));
+  const match = new RegExp(`\\b${property}:[^;]*var\\(--rl-([\\w-]+)\\)`).exec(body);
+  if (!match?.[1]) throw new Error(`${selector} takes no ${property} colour from a variable`);
+  return match[1];
+}
+
+// An attempt the panel's fault injection answered is told apart by its dashed outline, drawn on the
+// row's background (offset from the bar): a graphic, so 3:1 against every background a row has.
+describe.each(Object.entries(themes))('the %s theme’s injected-attempt outline', (_, v) => {
+  const outline = colourOf('.rl-bar--injected', 'outline');
+
+  it.each(['bg', 'bg-alt', 'bg-hover', 'bg-selected'])('against %s: at least 3:1', (background) => {
+    expect(contrast(v[`--rl-${outline}`] ?? '', v[`--rl-${background}`] ?? '')).toBeGreaterThanOrEqual(3);
+  });
+});
+
 it('gives the system’s dark preference the same colours as DevTools’ dark theme', () => {
   expect(variables(':root:not([data-theme="light"])')).toEqual(themes.dark);
 });

@@ -2,7 +2,7 @@
 import { cleanup, render, screen } from '@testing-library/preact';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sessionAxis } from '../model/axis';
-import { ev, scenario } from '../model/fixtures';
+import { ev, injectedScenario, scenario } from '../model/fixtures';
 import { foldTimeline } from '../model/timeline';
 import { formatMs, outcomeLabel, outcomeShort, waitComputation, waitLabel, waitLabels } from './format';
 import { Waterfall, WaterfallAxis } from './waterfall';
@@ -82,6 +82,22 @@ describe('Waterfall', () => {
     expect(aborted?.dataset.status).toBe('aborted');
     expect(running?.dataset.status).toBe('pending');
     expect(running?.style.width).toBe('90%');
+  });
+
+  it('outlines each attempt the panel’s fault injection answered, and says so in its title', () => {
+    const [f1, f2] = foldTimeline(injectedScenario()).rows;
+    if (!f1 || !f2) throw new Error('fixture');
+    render(<Waterfall row={f1} axis={{ start: 5000, end: 5340 }} now={0} />);
+    const bars = screen.getAllByTestId('attempt-bar');
+    expect(bars.map((bar) => bar.dataset.injected)).toEqual(['true', 'true', undefined]);
+    expect(bars.map((bar) => bar.classList.contains('rl-bar--injected'))).toEqual([true, true, false]);
+    // Its status colour stays: the outline is what is added.
+    expect(bars[0]?.className).toBe('rl-bar rl-bar--server-error rl-bar--injected');
+    expect(bars[0]?.title).toMatch(/^attempt 1: 503 · 1 ms · .+ · injected by the Retryline panel$/);
+    expect(bars[2]?.title).not.toContain('injected');
+    cleanup();
+    render(<Waterfall row={f2} axis={{ start: 5000, end: 5420 }} now={0} />);
+    expect(document.querySelectorAll('[data-injected]')).toHaveLength(0);
   });
 
   it('marks a request the breaker refused', () => {

@@ -1,6 +1,7 @@
 /**
- * One request's waterfall: a bar per attempt coloured by how it ended, hatched segments for the
- * waits between them (labelled with why), and guard waits before the attempts they held back.
+ * One request's waterfall: a bar per attempt coloured by how it ended (outlined when the panel's
+ * fault injection answered it), hatched segments for the waits between them (labelled with why),
+ * and guard waits before the attempts they held back.
  * Every row and lane is drawn on the session's one axis ({@link sessionAxis}), so bars line up
  * across requests and stay put while the list scrolls.
  */
@@ -8,7 +9,7 @@
 import type { Ref } from 'preact';
 import { type Axis, axisTicks, percentAt, spanOn, tickLabel } from '../model/axis';
 import { attemptClass, type RequestRow } from '../model/timeline';
-import { clockTime, formatMs, guardLabels, refusalLabel, waitLabels } from './format';
+import { clockTime, formatMs, guardLabels, INJECTED_BY, refusalLabel, waitLabels } from './format';
 import { fitLabel, labelWidth, pxOf } from './label-fit';
 
 export type { Axis };
@@ -62,14 +63,15 @@ export function Waterfall({ row, axis, now, width }: WaterfallProps) {
         return (
           <span
             key={`a${attempt.n}`}
-            class={`rl-bar rl-bar--${kind}`}
+            class={`rl-bar rl-bar--${kind}${attempt.injected ? ' rl-bar--injected' : ''}`}
             data-testid="attempt-bar"
             data-status={attempt.status === undefined ? kind : String(attempt.status)}
             data-attempt={String(attempt.n)}
+            data-injected={attempt.injected ? 'true' : undefined}
             style={{ left: percent(span.left), width: percent(span.width) }}
             title={`attempt ${attempt.n}: ${attempt.status ?? attempt.error?.name ?? attempt.outcome} · ${
               attempt.end === undefined ? 'running' : formatMs(attempt.end - attempt.start)
-            } · ${clockTime(attempt.start)}`}
+            } · ${clockTime(attempt.start)}${attempt.injected ? ` · ${INJECTED_BY}` : ''}`}
           />
         );
       })}
