@@ -1,10 +1,19 @@
 // Bundle size of each Retryline entry point next to the peer retry libraries: minified and
 // min+gzip bytes of what an app ships after bundling and tree-shaking (see bench/lib/bundle-size.mjs),
 // with Retryline's size budget (bench/size-budget.json, enforced by test/size-budget.test.ts).
-// Also breaks @retryline/fetch down by source module, to show where its bytes come from.
-// Run after `pnpm build`: `node bench/size.mjs`; writes bench/results/size.json.
+// Also breaks @retryline/fetch and the devtools extension's page hook down by source module, to show
+// where their bytes come from. Run after `pnpm build`: `node bench/size.mjs`; writes
+// bench/results/size.json.
 import { readFileSync } from 'node:fs';
-import { bundleSize, ENTRY_POINTS, OPT_IN_GUARD_MODULES, sourceBundle } from './lib/bundle-size.mjs';
+import {
+  bundleSize,
+  ENTRY_POINTS,
+  fileSize,
+  OPT_IN_GUARD_MODULES,
+  PAGE_HOOK,
+  pageHookBundle,
+  sourceBundle,
+} from './lib/bundle-size.mjs';
 import { writeResult } from './lib/results.mjs';
 
 const budgets = JSON.parse(readFileSync(new URL('./size-budget.json', import.meta.url), 'utf8'));
@@ -23,6 +32,18 @@ for (const entry of ENTRY_POINTS) {
     gzipBytes,
     budgetBytes: typeof budget === 'number' ? budget : null,
     ...(entry.note ? { note: entry.note } : {}),
+  });
+}
+// The page hook as the extension build wrote it: what every page the user opens is given.
+{
+  const { minBytes, gzipBytes } = fileSize(PAGE_HOOK.file);
+  const budget = budgets[PAGE_HOOK.name];
+  rows.push({
+    name: PAGE_HOOK.name,
+    kind: PAGE_HOOK.kind,
+    minBytes,
+    gzipBytes,
+    budgetBytes: typeof budget === 'number' ? budget : null,
   });
 }
 
@@ -71,5 +92,17 @@ console.log(
     : `carries opt-in guard modules: ${carried.join(', ')}`,
 );
 
-const path = writeResult('size', { command: 'node bench/size.mjs', rows, breakdown });
+const hookSource = await pageHookBundle();
+const hookBreakdown = {
+  name: PAGE_HOOK.name,
+  from: 'source',
+  entry: PAGE_HOOK.source,
+  minBytes: hookSource.minBytes,
+  gzipBytes: hookSource.gzipBytes,
+  modules: hookSource.modules,
+};
+console.log(`\n${hookBreakdown.name} by source module (${bytes(hookBreakdown.minBytes)} B min):`);
+for (const module of hookBreakdown.modules) console.log(`${bytes(module.bytes).padStart(8)}  ${module.path}`);
+
+const path = writeResult('size', { command: 'node bench/size.mjs', rows, breakdown, hookBreakdown });
 console.log(`\nwrote ${path}`);

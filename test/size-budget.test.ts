@@ -1,10 +1,20 @@
 // Retryline's size budget: each Retryline entry point, bundled and minified the way an app ships it,
-// must stay within its min+gzip budget in bench/size-budget.json. Measures the built packages
-// (packages/*/dist), so it runs after a build: `pnpm test`, or `pnpm build && pnpm vitest run
-// test/size-budget.test.ts`. `node bench/size.mjs` prints the same numbers next to the peer libraries.
+// and the devtools extension's page hook, which the browser injects into every page, must stay
+// within its min+gzip budget in bench/size-budget.json. Measures the built packages
+// (packages/*/dist) and extension (extension/dist), so it runs after a build: `pnpm test`, or
+// `pnpm build && pnpm vitest run test/size-budget.test.ts`. `node bench/size.mjs` prints the same
+// numbers next to the peer libraries.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { bundleSize, ENTRY_POINTS, OPT_IN_GUARD_MODULES, sourceBundle } from '../bench/lib/bundle-size.mjs';
+import {
+  bundleSize,
+  ENTRY_POINTS,
+  fileSize,
+  OPT_IN_GUARD_MODULES,
+  PAGE_HOOK,
+  pageHookBundle,
+  sourceBundle,
+} from '../bench/lib/bundle-size.mjs';
 
 const budgetFile = JSON.parse(
   readFileSync(new URL('../bench/size-budget.json', import.meta.url), 'utf8'),
@@ -19,10 +29,12 @@ describe('size budget', () => {
       const dist = new URL(`../packages/${name}/dist/index.js`, import.meta.url);
       expect(existsSync(dist), `packages/${name}/dist/index.js is missing: run pnpm build`).toBe(true);
     }
+    const hook = new URL(`../${PAGE_HOOK.file}`, import.meta.url);
+    expect(existsSync(hook), `${PAGE_HOOK.file} is missing: run pnpm build`).toBe(true);
   });
 
   it('every Retryline entry point has a budget, and every budget names one', () => {
-    const entryNames = retrylineEntries.map((entry) => entry.name).sort();
+    const entryNames = [...retrylineEntries.map((entry) => entry.name), PAGE_HOOK.name].sort();
     expect([...budgets.keys()].sort()).toEqual(entryNames);
     for (const [name, budget] of budgets) {
       expect(Number.isInteger(budget) && (budget as number) > 0, `${name}: budget ${budget}`).toBe(true);
@@ -43,6 +55,35 @@ describe('size budget', () => {
       ).toBeLessThanOrEqual(budget as number);
     });
   }
+
+  it(`${PAGE_HOOK.name} stays within its min+gzip budget`, () => {
+    const budget = budgets.get(PAGE_HOOK.name);
+    expect(budget, `${PAGE_HOOK.name} has no budget in bench/size-budget.json`).toBeTypeOf('number');
+    const { gzipBytes } = fileSize(PAGE_HOOK.file);
+    expect(
+      gzipBytes,
+      `${PAGE_HOOK.file}: ${gzipBytes} B min+gz, budget ${budget} B (bench/size-budget.json; ` +
+        'a `--dev` build is not minified: run pnpm build:extension)',
+    ).toBeLessThanOrEqual(budget as number);
+  });
+});
+
+// Every page the user opens runs the page hook, Retryline or not. It matches fault rules with the
+// panel's own filter (a rule's pattern typed in the filter box shows the rows it would fault), on
+// the row of a request that has only started: the panel's timeline fold and lanes stay in the panel.
+describe('what the page hook carries', () => {
+  it("the panel's filter and the started row, and not the timeline fold", async () => {
+    const { modules, text } = await pageHookBundle();
+    const paths = modules.map((module) => module.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(['extension/src/model/filter.ts', 'extension/src/model/start-row.ts']),
+    );
+    for (const panelOnly of ['extension/src/model/timeline.ts', 'extension/src/model/gate-lane.ts']) {
+      expect(paths, panelOnly).not.toContain(panelOnly);
+    }
+    // The filter box's hint (model/filter.ts's FILTER_HELP) is the panel's.
+    expect(text).not.toContain('Words each narrow the list');
+  });
 });
 
 // Guards are values, and a bundle carries only those it imports. Shown from the

@@ -34,3 +34,9 @@ export function measure(result: unknown): BundleSize;
 export function sourceBundle(contents: string): Promise<BundleSize>;
 /** The guard modules a default `retryFetch` must not carry. */
 export const OPT_IN_GUARD_MODULES: string[];
+/** The devtools extension's page hook, injected into every page: held to a budget of its own. */
+export const PAGE_HOOK: { name: string; kind: 'extension'; file: string; source: string };
+/** Sizes of a built file, its path relative to the repository root. */
+export function fileSize(path: string): { minBytes: number; gzipBytes: number };
+/** The page hook bundled from source as a release build bundles it, to tell which modules it carries. */
+export function pageHookBundle(): Promise<BundleSize>;

@@ -3,7 +3,10 @@
 // ESM, browser, ES2022, tree-shaken) and reports the minified and min+gzip sizes plus which input
 // files the bytes came from. `ENTRY_POINTS` lists what is measured. Retryline is imported from the
 // built workspace packages (packages/*/dist through the node_modules workspace links), so run
-// `pnpm build` first. Used by bench/size.mjs and test/size-budget.test.ts.
+// `pnpm build` first. Used by bench/size.mjs and test/size-budget.test.ts. `PAGE_HOOK` is the
+// devtools extension's page script, measured as the extension build writes it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
@@ -123,6 +126,48 @@ export const OPT_IN_GUARD_MODULES = [
   'packages/core/src/guard/local-store.ts',
   'packages/core/src/http/quota.ts',
 ];
+
+/**
+ * The devtools extension's page hook: the MAIN-world content script the browser injects at
+ * document_start into every page (and frame) the user opens, Retryline or not, so every page
+ * downloads, parses and compiles it. Measured as `pnpm build:extension` writes it (`file`; the
+ * Firefox build's is the same file); `source` is its entry, for {@link pageHookBundle}.
+ */
+export const PAGE_HOOK = {
+  name: '@retryline/devtools (page hook.js)',
+  kind: 'extension',
+  file: 'extension/dist/chrome/hook.js',
+  source: 'extension/src/page/hook.ts',
+};
+
+/** Sizes of a built file (relative to the repository root): its bytes, and gzipped as {@link measure} does. */
+export function fileSize(path) {
+  const bytes = readFileSync(join(REPO_ROOT, path));
+  return { minBytes: bytes.byteLength, gzipBytes: gzipSync(bytes, { level: 9 }).byteLength };
+}
+
+/**
+ * The page hook bundled from source with the options extension/scripts/build.mjs gives a release
+ * build (IIFE, minified, `@retryline/core` read from source), to tell which modules it carries.
+ */
+export async function pageHookBundle() {
+  return measure(
+    await build({
+      entryPoints: [PAGE_HOOK.source],
+      absWorkingDir: REPO_ROOT,
+      conditions: ['@retryline/source'],
+      bundle: true,
+      minify: true,
+      format: 'iife',
+      target: 'es2022',
+      legalComments: 'none',
+      define: { 'process.env.NODE_ENV': '"production"' },
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    }),
+  );
+}
 
 /**
  * Bundles `contents` (ESM source) as an app would ship it and measures the result.

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { compileFilter, filterChoices, filterRows, parseTextQuery, searchText } from './filter';
+import {
+  compileFilter,
+  FILTER_HELP,
+  filterChoices,
+  filterRows,
+  parseTextQuery,
+  REGEX_PREFIX,
+  searchText,
+} from './filter';
 import { API, ev, manyRequests, scenario } from './fixtures';
 import { foldTimeline } from './timeline';
 
@@ -74,6 +82,13 @@ describe('text filter', () => {
     const result = filterRows(rows, { text: 're:(', client: 'ky' });
     expect(result.error).toBeDefined();
     expect(result.rows.map((r) => r.requestId)).toEqual(['r3']);
+  });
+
+  it('gives a hint whose regular expression example is read as one', () => {
+    expect(FILTER_HELP).toContain(`Start with ${REGEX_PREFIX} for a regular expression`);
+    const example = /e\.g\. (\S+)\. /.exec(FILTER_HELP)?.[1] ?? '';
+    expect(example.startsWith(REGEX_PREFIX)).toBe(true);
+    expect(parseTextQuery(example).kind).toBe('regex');
   });
 
   it('refuses an absurdly long query', () => {

@@ -47,14 +47,19 @@ export const MAX_QUERY_LENGTH = 1000;
  */
 export const REGEX_PREFIX = 're:';
 
-/** The filter box's hint: what it searches and how to write a regular expression. */
+/**
+ * The filter box's hint: what it searches and how to write a regular expression. Literal text
+ * only, `re:` spelled out rather than built from {@link REGEX_PREFIX}: esbuild keeps a string
+ * built from a binding in every bundle that imports this module (it cannot prove it free of side
+ * effects there), and the page hook, which imports {@link compileFilter}, has no use for it.
+ */
 export const FILTER_HELP =
   'Words each narrow the list: method, URL, status, outcome, client, error name, or what a request ' +
   'went through (backoff, retry-after, pacing, parked, limiter, bulkhead, breaker, budget, retried, ' +
   'injected). * in a word matches any run of characters: /api/*/items, *.example.com. ' +
   'is:retried, is:failed, is:refused, is:waited, is:injected, is:pending; status:503 or status:5xx; ' +
   'outcome:exhausted,deadline; method:POST; client:ky. -word or -is:retried leaves matches out. ' +
-  `Start with ${REGEX_PREFIX} for a regular expression (^ and $ match each field), e.g. ${REGEX_PREFIX}(fetch|ky)-flaky. ` +
+  'Start with re: for a regular expression (^ and $ match each field), e.g. re:(fetch|ky)-flaky. ' +
   'Shortcut: / or Ctrl+F.';
 
 /** Reads the text box: empty, a substring, or a regular expression (invalid ones are reported, never thrown). */

@@ -10,7 +10,7 @@ import {
   scenario,
 } from './fixtures';
 import { parkedSpans } from './gate-lane';
-import { appendTimeline, attemptClass, emptyTimeline, foldTimeline, splitUrl } from './timeline';
+import { appendTimeline, attemptClass, emptyTimeline, foldTimeline } from './timeline';
 
 describe('foldTimeline', () => {
   it('makes one row per request, in the order requests first appeared', () => {
@@ -435,20 +435,6 @@ describe('attemptClass', () => {
     [{ outcome: 'success' }, 'ok'],
   ] as const)('colours %o as %s', (attempt, expected) => {
     expect(attemptClass(attempt)).toBe(expected);
-  });
-});
-
-describe('splitUrl', () => {
-  it('splits an absolute URL into origin and path with query', () => {
-    expect(splitUrl('https://api.example:8443/a/b?c=*')).toEqual({
-      origin: 'https://api.example:8443',
-      path: '/a/b?c=*',
-    });
-  });
-
-  it('keeps what does not parse as the path', () => {
-    expect(splitUrl('/relative?x=1')).toEqual({ origin: '', path: '/relative?x=1' });
-    expect(splitUrl('')).toEqual({ origin: '', path: '' });
   });
 });
 

@@ -26,6 +26,7 @@ import type { BreakerStateName } from '@retryline/core/store';
 import { frameKey } from '../shared/frame-key';
 import type { TimelineEntry } from '../shared/protocol';
 import { type GateMark, type ProbeMark, probeMarks } from './gate-lane';
+import { requestFields } from './start-row';
 
 /** Header names to values, as the events carry them (sensitive values already `[redacted]`). */
 export type HeaderMap = Readonly<Record<string, string>>;
@@ -698,8 +699,6 @@ function freeze(draft: RowDraft): RequestRow {
   const start = draft.startedAt ?? (Number.isFinite(earliest) ? earliest : 0);
   note(start);
 
-  const url = draft.url ?? '';
-  const { origin, path } = splitUrl(url);
   const lastStatus = findLast(attempts, (a) => a.status !== undefined)?.status;
   const status = draft.outcome === undefined ? lastStatus : draft.status;
 
@@ -708,12 +707,8 @@ function freeze(draft: RowDraft): RequestRow {
     requestId: draft.requestId,
     index: draft.index,
     source: draft.source,
-    client: draft.client ?? 'unknown',
-    ...(draft.operation === undefined ? {} : { operation: draft.operation }),
-    method: draft.method ?? '',
-    url,
-    origin,
-    path: path === '' ? (draft.operation ?? '') : path,
+    // What its start said, read as startedRow reads it for a row that has only started.
+    ...requestFields(draft),
     complete: draft.startedAt !== undefined,
     start,
     ...(draft.end === undefined ? {} : { end: draft.end }),
@@ -737,19 +732,6 @@ function findLast<T>(list: readonly T[], test: (item: T) => boolean): T | undefi
     if (test(item)) return item;
   }
   return undefined;
-}
-
-/** `https://api.example/a?b=*` → origin `https://api.example`, path `/a?b=*`. */
-export function splitUrl(url: string): { origin: string; path: string } {
-  if (url === '') return { origin: '', path: '' };
-  // URL.canParse is Node 19.9+/Chrome 120+; a try keeps older viewers working.
-  try {
-    const parsed = new URL(url);
-    if (parsed.origin === 'null') return { origin: '', path: url };
-    return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-  } catch {
-    return { origin: '', path: url };
-  }
 }
 
 /** The status class an attempt is coloured by. */

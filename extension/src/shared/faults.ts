@@ -25,7 +25,8 @@ import type {
   StatusFault,
 } from '@retryline/core/instrument';
 import { compileFilter } from '../model/filter';
-import { foldTimeline, type RequestRow } from '../model/timeline';
+import { startedRow } from '../model/start-row';
+import type { RequestRow } from '../model/timeline';
 
 export type { FaultStep, NetworkErrorFault, SlowFault, StatusFault };
 
@@ -83,8 +84,11 @@ export const MAX_VALUE_LENGTH = 1024;
 /** The longest wait of a `slow` step: ten minutes. */
 export const MAX_SLOW_MS = 600_000;
 
+// Marked pure, so that a bundle which never uses it (the page hook) leaves it out.
 /** No rule: what a page is told when the panel closes. */
-export const NO_RULES: FaultRuleSet = Object.freeze({ rules: Object.freeze([]) });
+export const NO_RULES: FaultRuleSet = /* @__PURE__ */ Object.freeze({
+  rules: /* @__PURE__ */ Object.freeze([]),
+});
 
 type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
 
@@ -271,12 +275,12 @@ export function parseFaultRules(value: unknown): FaultRuleSet | undefined {
 export type RequestFacts = Pick<FaultQuery, 'client' | 'method' | 'url' | 'requestId'>;
 
 /**
- * The row the panel shows for a request when it starts, folded from its `request-start` as the
- * panel folds it: what a rule's pattern is tested on, so it matches what the filter box matches.
+ * The row the panel shows for a request when it starts (the timeline's own {@link startedRow} of
+ * its `request-start`): what a rule's pattern is tested on, so it matches what the filter box
+ * matches. Built without the timeline fold, which the page hook does not carry.
  */
-function startRow({ client, method, url, requestId }: RequestFacts): RequestRow | undefined {
-  const event = { v: 1, type: 'request-start', requestId, t: 0, client, method, url } as const;
-  return foldTimeline([{ type: 'event', event, origin: '' }]).rows[0];
+function startRow({ client, method, url, requestId }: RequestFacts): RequestRow {
+  return startedRow({ v: 1, type: 'request-start', requestId, t: 0, client, method, url }, '', 0);
 }
 
 /**
@@ -288,10 +292,7 @@ export function requestMatcher(pattern: string): ((request: RequestFacts) => boo
   const filter = compileFilter({ text: pattern });
   if (filter.error !== undefined) return filter.error;
   if (!filter.active) return () => true;
-  return (request) => {
-    const row = startRow(request);
-    return row !== undefined && filter.test(row);
-  };
+  return (request) => filter.test(startRow(request));
 }
 
 /** The step attempt `attempt` (from 1) of a request takes: step n, the last past the end. */
