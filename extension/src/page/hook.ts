@@ -1,8 +1,9 @@
 /**
  * MAIN-world content script, document_start: defines
  * `globalThis[Symbol.for('retryline.devtools')]` before any page script runs, so core finds it
- * with one property read, posts what core pushes to the ISOLATED-world relay, and answers core's
- * question before each attempt (`fault`) from the fault rules the relay brings while a panel is open.
+ * with one property read, posts what core pushes to the ISOLATED-world relay (and, once, that core
+ * created a client: the page uses Retryline), and answers core's question before each attempt
+ * (`fault`) from the fault rules the relay brings while a panel is open.
  */
 
 import { optedOutBy } from './page-faults';
@@ -45,6 +46,7 @@ function install(): void {
     value: Object.freeze({
       push: (event: unknown) => hook.push(event),
       fault: (query: unknown) => hook.fault(query),
+      hello: () => hook.hello(),
     }),
     configurable: true,
     enumerable: false,

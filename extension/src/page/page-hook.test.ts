@@ -2,12 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { type FaultsMessage, MAX_BATCH, MAX_QUEUE, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
 import { createPageHook, FLUSH_MS, isFaultsMessage, isRelayReady, targetOrigin } from './page-hook';
 
-function world(options: { failOn?: (events: unknown[]) => boolean; timerFailures?: number } = {}) {
+function world(
+  options: { failOn?: (events: unknown[]) => boolean; timerFailures?: number; postFails?: boolean } = {},
+) {
   let timerFailures = options.timerFailures ?? 0;
   const posted: unknown[][] = [];
+  /** The kind of every message posted, in order. */
+  const kinds: string[] = [];
   const timers: Array<{ callback: () => void; ms: number }> = [];
   const hook = createPageHook({
     post: (message) => {
+      if (options.postFails) throw new Error('page code');
+      kinds.push(message.kind);
       if (message.kind !== 'events') return;
       const events = [...message.events];
       if (options.failOn?.(events)) throw new DOMException('could not be cloned', 'DataCloneError');
@@ -26,7 +32,7 @@ function world(options: { failOn?: (events: unknown[]) => boolean; timerFailures
   const runTimers = () => {
     for (const timer of timers.splice(0)) timer.callback();
   };
-  return { hook, posted, timers, runTimers };
+  return { hook, posted, kinds, timers, runTimers };
 }
 
 const event = (n: number) => ({ v: 1, type: 'budget', requestId: `r${n}` });
@@ -92,6 +98,41 @@ describe('the page hook', () => {
       runTimers();
     }).not.toThrow();
     expect(posted).toEqual([[event(2)]]);
+  });
+});
+
+describe('the page hook’s hello: the page uses Retryline', () => {
+  it('tells the relay once per document, however many clients core creates', () => {
+    const { hook, kinds } = world();
+    hook.relayReady();
+    hook.hello();
+    hook.hello();
+    hook.relayReady();
+    hook.hello();
+    expect(kinds).toEqual(['detected']);
+  });
+
+  it('waits for a relay to listen: a client made before is told when it is ready, before queued events', () => {
+    const { hook, kinds } = world();
+    hook.hello();
+    hook.push(event(1));
+    expect(kinds).toEqual([]);
+    hook.relayReady();
+    expect(kinds).toEqual(['detected', 'events']);
+  });
+
+  it('says nothing without a hello: a page that only sends events is told apart by the worker', () => {
+    const { hook, kinds, runTimers } = world();
+    hook.relayReady();
+    hook.push(event(1));
+    runTimers();
+    expect(kinds).toEqual(['events']);
+  });
+
+  it('never throws into the page', () => {
+    const { hook } = world({ postFails: true });
+    hook.relayReady();
+    expect(() => hook.hello()).not.toThrow();
   });
 });
 

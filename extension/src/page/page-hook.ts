@@ -2,8 +2,9 @@
  * The devtools hook core pushes events to, as a value with its world injected: the
  * MAIN-world content script (`hook.ts`) installs it on the page, tests drive it with fakes.
  *
- * Cost model: `push` appends to an array and, at most once per {@link FLUSH_MS}, arms one timer;
- * with no events nothing runs at all. Until a relay says it is listening, events wait in a queue
+ * Cost model: `hello` (core calls it once per client created) sets a flag and, once per document,
+ * posts {@link DETECTED}; `push` appends to an array and, at most once per {@link FLUSH_MS}, arms
+ * one timer; with no events nothing runs at all. Until a relay says it is listening, events wait in a queue
  * of at most {@link MAX_QUEUE} (oldest dropped), so the events of the first requests of a page are
  * not lost to the race between the two document_start scripts.
  *
@@ -16,6 +17,7 @@
 
 import type { DevtoolsHook, FaultStep } from '@retryline/core/instrument';
 import {
+  type DetectedMessage,
   type FaultsMessage,
   type HookHelloMessage,
   MAX_BATCH,
@@ -36,10 +38,17 @@ export const HOOK_HELLO: HookHelloMessage = Object.freeze({
   kind: 'hook-hello',
 });
 
+/** "This document uses Retryline" (see {@link DetectedMessage}): the hook posts it, the relay passes it on. */
+export const DETECTED: DetectedMessage = Object.freeze({
+  ns: NAMESPACE,
+  v: PROTOCOL_VERSION,
+  kind: 'detected',
+});
+
 /** What the hook needs from its window, captured before any page script can replace it. */
 export interface HookWorld extends FaultWorld {
   /** `window.postMessage` bound to the page's window, with the target origin already chosen. */
-  readonly post: (message: PageMessage | HookHelloMessage) => void;
+  readonly post: (message: PageMessage | HookHelloMessage | DetectedMessage) => void;
   readonly setTimer: (callback: () => void, ms: number) => unknown;
 }
 
@@ -47,6 +56,11 @@ export interface HookWorld extends FaultWorld {
 export interface PageHook {
   /** What core calls ({@link DevtoolsHook}): takes anything, since a page may call it too. */
   push(event: unknown): void;
+  /**
+   * What core calls when a client is created ({@link DevtoolsHook}'s `hello`): the document uses
+   * Retryline. Posts {@link DETECTED} once per document, when a relay listens. Never throws.
+   */
+  hello(): void;
   /**
    * What core asks before each attempt ({@link DevtoolsHook}'s `fault`): the step of the tab's
    * fault rules that answers it, or `undefined`. Takes anything and never throws.
@@ -65,6 +79,15 @@ export function createPageHook(world: HookWorld): PageHook {
   let queue: unknown[] = [];
   let ready = false;
   let timer = false;
+  // Core said hello (a client was created); the relay was told so (once per document).
+  let detected = false;
+  let announced = false;
+
+  const announce = () => {
+    if (!ready || !detected || announced) return;
+    announced = true;
+    world.post(DETECTED);
+  };
 
   const post = (events: unknown[]) => {
     try {
@@ -122,10 +145,19 @@ export function createPageHook(world: HookWorld): PageHook {
         // Nothing a page sees may come from the extension.
       }
     },
+    hello() {
+      try {
+        detected = true;
+        announce();
+      } catch {
+        // Nothing a page sees may come from the extension.
+      }
+    },
     relayReady() {
       if (ready) return;
       ready = true;
       try {
+        announce();
         if (queue.length > 0) flush();
       } catch {
         // As above.

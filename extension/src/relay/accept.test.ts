@@ -62,6 +62,19 @@ describe('acceptPageMessage', () => {
     expect(acceptPageMessage(message({ data: hello }), page)).toEqual({ kind: 'hello' });
   });
 
+  it('takes the hook’s word that the page uses Retryline, checked as every message is', () => {
+    const detected = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'detected' };
+    expect(acceptPageMessage(message({ data: detected }), page)).toEqual({ kind: 'detected' });
+    expect(
+      acceptPageMessage(message({ data: detected, source: { name: 'an iframe' } }), page),
+    ).toBeUndefined();
+    expect(
+      acceptPageMessage(message({ data: detected, origin: 'https://evil.example' }), page),
+    ).toBeUndefined();
+    expect(acceptPageMessage(message({ data: { ...detected, ns: 'other' } }), page)).toBeUndefined();
+    expect(acceptPageMessage(message({ data: { ...detected, v: 2 } }), page)).toBeUndefined();
+  });
+
   it('ignores data that is not a message object', () => {
     for (const value of [null, 'retryline-devtools', 42, [data]]) {
       expect(acceptPageMessage(message({ data: value }), page)).toBeUndefined();

@@ -60,7 +60,8 @@ export interface PageLike {
 /** What the relay does with an accepted message. */
 export type Accepted =
   | { readonly kind: 'events'; readonly message: RelayMessage; readonly dropped: number }
-  | { readonly kind: 'hello' };
+  | { readonly kind: 'hello' }
+  | { readonly kind: 'detected' };
 
 /**
  * An opaque origin (`file:`, a sandboxed frame, `data:`) has no string that names it: the page
@@ -89,8 +90,9 @@ export function toPlainEvent(value: unknown): unknown {
 /**
  * Checks a page message: it must come from this very window (`event.source === window`: not
  * another frame or a popup), from this origin, carry Retryline's namespace and protocol version,
- * and be a known kind. An `events` message must hold an array of at most {@link MAX_BATCH};
- * events whose JSON is more than {@link MAX_EVENT_BYTES} bytes of UTF-8 are dropped one by one.
+ * and be a known kind (`hook-hello`, `detected`, `events`). An `events` message must hold an array
+ * of at most {@link MAX_BATCH}; events whose JSON is more than {@link MAX_EVENT_BYTES} bytes of
+ * UTF-8 are dropped one by one.
  */
 export function acceptPageMessage(event: MessageEventLike, page: PageLike): Accepted | undefined {
   if (event.source !== page.window || !originMatches(event.origin, page.location)) return undefined;
@@ -99,6 +101,7 @@ export function acceptPageMessage(event: MessageEventLike, page: PageLike): Acce
   const { ns, v, kind } = data as { ns?: unknown; v?: unknown; kind?: unknown };
   if (ns !== NAMESPACE || v !== PROTOCOL_VERSION) return undefined;
   if (kind === 'hook-hello') return { kind: 'hello' };
+  if (kind === 'detected') return { kind: 'detected' };
   if (kind !== 'events') return undefined;
   const events = (data as { events?: unknown }).events;
   if (!Array.isArray(events) || events.length > MAX_BATCH) return undefined;

@@ -1,13 +1,14 @@
 /**
  * ISOLATED-world content script, document_start: passes the hook's events from the
- * page to the service worker, and tells it of each new document. It reads only what
- * {@link acceptPageMessage} lets through, calls nothing the page supplies, and says nothing back
+ * page to the service worker, and tells it of each new document and whether that document uses
+ * Retryline. It reads only what {@link acceptPageMessage} lets through, calls nothing the page
+ * supplies, and says nothing back
  * but "ready" and the tab's fault rules, which the worker sends while a panel of the tab has some
  * (as its answer to the new document, and on each change).
  */
 
 import browser from 'webextension-polyfill';
-import { targetOrigin } from '../page/page-hook';
+import { DETECTED, targetOrigin } from '../page/page-hook';
 import { NAMESPACE, PROTOCOL_VERSION, type RelayDocumentMessage } from '../shared/protocol';
 import { acceptPageMessage, faultsFromWorker, NO_FAULTS, RELAY_READY } from './accept';
 
@@ -20,6 +21,8 @@ const NEW_DOCUMENT: RelayDocumentMessage = Object.freeze({
 const page = { window, location: { origin: location.origin, protocol: location.protocol } };
 const origin = targetOrigin(page.location);
 let alive = true;
+/** The hook said this document uses Retryline: passed on once, and again when the document comes back. */
+let detected = false;
 
 function stop(): void {
   alive = false;
@@ -60,6 +63,11 @@ function onMessage(event: MessageEvent): void {
   if (accepted === undefined) return;
   if (accepted.kind === 'hello') {
     window.postMessage(RELAY_READY, origin);
+  } else if (accepted.kind === 'detected') {
+    // Once per document, however often a page posts it.
+    if (detected) return;
+    detected = true;
+    forward(DETECTED);
   } else if (accepted.message.events.length > 0) {
     forward(accepted.message);
   }
@@ -90,6 +98,9 @@ window.addEventListener(
     // Rules it had when it was left may have been removed since: it asks again.
     window.postMessage(NO_FAULTS, origin);
     reportDocument();
+    // The worker took the restored document for a new one, not known to use Retryline: the hook
+    // says hello once per document, so the relay says it again.
+    if (detected && alive) forward(DETECTED);
   },
   true,
 );

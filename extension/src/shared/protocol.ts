@@ -2,8 +2,8 @@
  * The extension's wire contract, shared by every part: the page hook, the relay, the
  * service worker, the panel and the standalone viewer. Nothing here runs; it names the messages.
  *
- *   page (MAIN world)  --window.postMessage(PageMessage)-->  relay (ISOLATED world)
- *   relay  --runtime.sendMessage(RelayMessage | RelayDocumentMessage)-->  service worker (per-tab ring, storage.session)
+ *   page (MAIN world)  --window.postMessage(PageMessage | DetectedMessage)-->  relay (ISOLATED world)
+ *   relay  --runtime.sendMessage(RelayMessage | RelayDocumentMessage | DetectedMessage)-->  service worker (per-tab ring, storage.session)
  *   panel  <--runtime.connect({ name: PANEL_PORT }): PanelRequest / WorkerUpdate-->  service worker
  *
  * Fault rules go the other way, only while a panel for the tab is open:
@@ -75,6 +75,19 @@ export interface RelayReadyMessage {
   readonly kind: 'relay-ready';
 }
 
+/**
+ * The hook → the relay, and the relay → the worker: "this document uses Retryline". The hook posts
+ * it once per document, when core first calls its `hello` (a client was created) and a relay
+ * listens; the relay passes the first one of its document on. It lets the panel tell a page that
+ * has not sent a Retryline request yet from a page without Retryline. A page can forge it: the
+ * worst it can do is have its own tab said to use Retryline.
+ */
+export interface DetectedMessage {
+  readonly ns: typeof NAMESPACE;
+  readonly v: typeof PROTOCOL_VERSION;
+  readonly kind: 'detected';
+}
+
 /** The most events the hook keeps while no relay is listening (oldest dropped first). */
 export const MAX_QUEUE = 1000;
 
@@ -129,6 +142,22 @@ export type NavigationEntry = Extract<RecordingEntry, { readonly type: 'navigati
  */
 export type TimelineEntry = EventEntry | NavigationEntry;
 
+/**
+ * What the worker knows of a tab's current top document (the last one whose relay sent a
+ * {@link RelayDocumentMessage} from the top frame), for the panel's empty state.
+ */
+export interface PageState {
+  /**
+   * The extension's relay runs in the document: false for a page loaded before the extension was
+   * installed or reloaded, and for a page the browser runs no content script in (its own pages,
+   * its store). A tab that goes from a recorded page to such a page keeps the recorded page's state:
+   * without the `webNavigation` permission, only a relay tells the worker of a new document.
+   */
+  readonly hooked: boolean;
+  /** The document (or a frame in it) created a Retryline client ({@link DetectedMessage}) or sent an event. */
+  readonly detected: boolean;
+}
+
 /** The panel's settings for a tab, kept by the worker. */
 export interface TabSettings {
   /** Keep rows across navigations (DevTools' "Preserve log"). @default false */
@@ -157,8 +186,11 @@ export type PanelRequest =
 
 /**
  * Worker → panel: a snapshot on subscribe, then appended entries, clears and settings changes;
- * `faults`: the tab's rules as the worker keeps (and has sent to the tab's pages) them, after each
- * change and after the snapshot when the tab has any.
+ * `page`: the tab's {@link PageState} when it changes; `evicted`: how many requests the tab's ring
+ * dropped (oldest first, to stay within {@link RING_REQUESTS} and {@link MAX_TAB_BYTES}) since it
+ * was last emptied, when it changes (a `cleared` sets it to 0); `faults`: the tab's rules as the
+ * worker keeps (and has sent to the tab's pages) them, after each change and after the snapshot
+ * when the tab has any.
  */
 export type WorkerUpdate =
   | {
@@ -166,10 +198,14 @@ export type WorkerUpdate =
       readonly tabId: number;
       readonly entries: readonly TimelineEntry[];
       readonly settings: TabSettings;
+      readonly page: PageState;
+      readonly evicted: number;
     }
   | { readonly kind: 'append'; readonly tabId: number; readonly entries: readonly TimelineEntry[] }
   | { readonly kind: 'cleared'; readonly tabId: number }
   | { readonly kind: 'settings'; readonly tabId: number; readonly settings: TabSettings }
+  | { readonly kind: 'page'; readonly tabId: number; readonly page: PageState }
+  | { readonly kind: 'evicted'; readonly tabId: number; readonly evicted: number }
   | {
       readonly kind: 'faults';
       readonly tabId: number;

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { NAMESPACE, PANEL_PORT, PROTOCOL_VERSION } from '../shared/protocol';
+import { ordinaryRequest } from '../model/fixtures';
+import { NAMESPACE, PANEL_PORT, PROTOCOL_VERSION, RING_REQUESTS } from '../shared/protocol';
 
 // The background script itself, wired to a fake `browser`: what a panel's port and a relay's
 // messages do to a tab's fault rules, as the real worker runs them (each test imports it afresh).
@@ -26,7 +27,28 @@ vi.mock('webextension-polyfill', () => ({
 
 const EXTENSION = 'chrome-extension://retryline-test/';
 
-function fakeBrowser() {
+/** `storage.session` as a map of JSON values, kept across a worker's restart. */
+function fakeSession(items = new Map<string, unknown>()) {
+  const copy = (value: unknown) => JSON.parse(JSON.stringify(value));
+  return {
+    items,
+    get: vi.fn(async (keys: string | string[]) => {
+      const out: Record<string, unknown> = {};
+      for (const key of Array.isArray(keys) ? keys : [keys]) {
+        if (items.has(key)) out[key] = copy(items.get(key));
+      }
+      return out;
+    }),
+    set: vi.fn(async (values: Record<string, unknown>) => {
+      for (const [key, value] of Object.entries(values)) items.set(key, copy(value));
+    }),
+    remove: vi.fn(async (keys: string | string[]) => {
+      for (const key of Array.isArray(keys) ? keys : [keys]) items.delete(key);
+    }),
+  };
+}
+
+function fakeBrowser(session = fakeSession()) {
   return {
     runtime: {
       id: 'retryline-test',
@@ -34,13 +56,7 @@ function fakeBrowser() {
       onMessage: event(),
       onConnect: event(),
     },
-    storage: {
-      session: {
-        get: vi.fn(async () => ({})),
-        set: vi.fn(async () => {}),
-        remove: vi.fn(async () => {}),
-      },
-    },
+    storage: { session },
     tabs: {
       sendMessage: vi.fn(async (_tabId: number, _message: unknown) => undefined),
       onRemoved: event(),
@@ -204,4 +220,149 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
     expect(port.disconnect).toHaveBeenCalled();
     expect(port.onMessage.listeners.size).toBe(0);
   });
+});
+
+/** What the relay in frame `frameId` of tab `tabId` sends, as the browser delivers it. */
+function fromRelay(tabId: number, message: Record<string, unknown>, frameId = 0): void {
+  const sender = { id: 'retryline-test', tab: { id: tabId }, frameId, url: 'https://app.example/' };
+  browser.runtime.onMessage.emit({ ns: NAMESPACE, v: PROTOCOL_VERSION, ...message }, sender);
+}
+const detected = (tabId: number, frameId = 0) => fromRelay(tabId, { kind: 'detected' }, frameId);
+/** `count` ordinary requests from the tab's top frame, numbered from `from`, in batches a relay may send. */
+function requests(tabId: number, from: number, count: number): void {
+  const events = [];
+  for (let n = from; n < from + count; n += 1) events.push(...ordinaryRequest(n));
+  for (let at = 0; at < events.length; at += 200) {
+    fromRelay(tabId, { kind: 'events', events: events.slice(at, at + 200) });
+  }
+}
+
+const UNKNOWN = { hooked: false, detected: false };
+const HOOKED = { hooked: true, detected: false };
+const DETECTED = { hooked: true, detected: true };
+
+/** A panel subscribed to `tabId`, once its snapshot came. */
+async function subscribed(tabId: number) {
+  const panel = connectPanel();
+  panel.send({ kind: 'subscribe', tabId });
+  await vi.waitFor(() => expect(panel.updates('snapshot')).toHaveLength(1));
+  return panel;
+}
+const pages = (panel: ReturnType<typeof connectPanel>) =>
+  panel.updates('page').map((update) => (update as unknown as { page: unknown }).page);
+
+describe('the worker telling panels what it knows of the tab’s page', () => {
+  it('knows no page in a tab whose relay never reported one (loaded before the extension, a browser page)', async () => {
+    const panel = await subscribed(7);
+    expect(panel.updates('snapshot')[0]).toMatchObject({ page: UNKNOWN, evicted: 0 });
+  });
+
+  it('takes each new top document as hooked, then detected once any frame says it uses Retryline', async () => {
+    const panel = await subscribed(7);
+    newDocument(7);
+    await vi.waitFor(() => expect(pages(panel)).toEqual([HOOKED]));
+    // A frame's client, then the top frame's: news once.
+    detected(7, 3);
+    detected(7);
+    await vi.waitFor(() => expect(pages(panel)).toEqual([HOOKED, DETECTED]));
+    // A frame's new document is no new page; the top frame's is.
+    newDocument(7, 3);
+    newDocument(7);
+    await vi.waitFor(() => expect(pages(panel)).toEqual([HOOKED, DETECTED, HOOKED]));
+    // Another tab's page is not this one's.
+    const other = await subscribed(9);
+    detected(9);
+    await vi.waitFor(() => expect(pages(other)).toEqual([DETECTED]));
+    expect(pages(panel)).toEqual([HOOKED, DETECTED, HOOKED]);
+  });
+
+  it('counts a page that sends events as using Retryline, recording or not', async () => {
+    const panel = await subscribed(7);
+    newDocument(7);
+    panel.send({ kind: 'settings', tabId: 7, settings: { record: false } });
+    requests(7, 0, 1);
+    await vi.waitFor(() => expect(pages(panel)).toEqual([HOOKED, DETECTED]));
+    expect(panel.updates('append')).toHaveLength(1); // the navigation only
+  });
+
+  it('starts a tab’s log at the first document it hears of, with no navigation entry to mark, then marks each next one', async () => {
+    newDocument(7);
+    const panel = await subscribed(7);
+    expect(panel.updates('snapshot')[0]).toMatchObject({ entries: [], page: HOOKED });
+    newDocument(7);
+    await vi.waitFor(() => expect(panel.updates('append')).toHaveLength(1));
+    expect(panel.updates('append')[0]).toMatchObject({
+      entries: [{ type: 'navigation', url: 'https://app.example/' }],
+    });
+  });
+
+  it('hands a panel that subscribes later the page in its snapshot', async () => {
+    newDocument(7);
+    detected(7);
+    const panel = await subscribed(7);
+    expect(panel.updates('snapshot')[0]).toMatchObject({ page: DETECTED });
+  });
+
+  it('keeps what it knows of a page across its own restart', async () => {
+    newDocument(7);
+    detected(7);
+    const session = browser.storage.session;
+    await vi.waitFor(() => expect(session.items.get('tab:7')).toMatchObject({ page: DETECTED }));
+    browser = fakeBrowser(fakeSession(session.items));
+    fake.browser = browser;
+    vi.resetModules();
+    await import('./background');
+    const panel = await subscribed(7);
+    expect(panel.updates('snapshot')[0]).toMatchObject({ page: DETECTED });
+  });
+});
+
+describe('the worker counting the requests its ring dropped', () => {
+  const evicted = (panel: ReturnType<typeof connectPanel>) =>
+    panel.updates('evicted').map((update) => (update as unknown as { evicted: number }).evicted);
+
+  it('tells the panels how many requests it dropped, in each change and in a snapshot, across a restart', async () => {
+    const panel = await subscribed(7);
+    newDocument(7);
+    requests(7, 0, RING_REQUESTS + 3);
+    await vi.waitFor(() => expect(evicted(panel).at(-1)).toBe(3));
+    // Only when it changes.
+    expect(new Set(evicted(panel)).size).toBe(evicted(panel).length);
+    requests(7, RING_REQUESTS + 3, 2);
+    await vi.waitFor(() => expect(evicted(panel).at(-1)).toBe(5));
+    const late = await subscribed(7);
+    expect(late.updates('snapshot')[0]).toMatchObject({ evicted: 5 });
+
+    const session = browser.storage.session;
+    await vi.waitFor(() => expect(session.items.get('tab:7')).toMatchObject({ evicted: 5 }));
+    browser = fakeBrowser(fakeSession(session.items));
+    fake.browser = browser;
+    vi.resetModules();
+    await import('./background');
+    const restarted = await subscribed(7);
+    expect(restarted.updates('snapshot')[0]).toMatchObject({ evicted: 5 });
+  }, 20_000);
+
+  it('starts the count again when the tab is cleared, and at a new page unless Preserve log is on', async () => {
+    const panel = await subscribed(7);
+    requests(7, 0, RING_REQUESTS + 1);
+    await vi.waitFor(() => expect(evicted(panel).at(-1)).toBe(1));
+    panel.send({ kind: 'clear', tabId: 7 });
+    await vi.waitFor(() => expect(panel.updates('cleared')).toHaveLength(1));
+    const afterClear = await subscribed(7);
+    expect(afterClear.updates('snapshot')[0]).toMatchObject({ evicted: 0 });
+
+    requests(7, 0, RING_REQUESTS + 1);
+    await vi.waitFor(() => expect(evicted(panel).at(-1)).toBe(1));
+    panel.send({ kind: 'settings', tabId: 7, settings: { preserveLog: true } });
+    newDocument(7);
+    const preserved = await subscribed(7);
+    expect(preserved.updates('snapshot')[0]).toMatchObject({ evicted: 1 });
+
+    panel.send({ kind: 'settings', tabId: 7, settings: { preserveLog: false } });
+    newDocument(7);
+    await vi.waitFor(() => expect(panel.updates('cleared')).toHaveLength(2));
+    const fresh = await subscribed(7);
+    expect(fresh.updates('snapshot')[0]).toMatchObject({ evicted: 0 });
+  }, 20_000);
 });

@@ -2,9 +2,10 @@
  * The service worker: keeps each tab's ring of recent requests, mirrors it to
  * `storage.session` so a suspended or killed worker loses nothing it recorded more than a write
  * ago, resets it on a new document (unless Preserve log), drops it when the tab closes, and feeds the
- * panels. It also carries each tab's fault rules from its panel to its pages, while the panel is
- * open (see fault-rules.ts). Every listener is registered synchronously at the top level, as MV3
- * requires for a worker woken by an event.
+ * panels. It knows, per tab, whether the current page has a relay and uses Retryline (see
+ * `PageState`), which the panel's empty state says. It also carries each tab's fault rules from
+ * its panel to its pages, while the panel is open (see fault-rules.ts). Every listener is
+ * registered synchronously at the top level, as MV3 requires for a worker woken by an event.
  */
 
 import browser, { type Runtime } from 'webextension-polyfill';
@@ -12,6 +13,7 @@ import { PANEL_PORT, type WorkerUpdate } from '../shared/protocol';
 import { sanitizeEvents } from '../shared/schema';
 import { createFaultRules } from './fault-rules';
 import {
+  isDetectedMessage,
   isDocumentMessage,
   isRelayMessage,
   newDocumentOf,
@@ -24,6 +26,8 @@ import {
   appendEvents,
   clearLog,
   createTabLog,
+  enterPage,
+  markDetected,
   navigate,
   resetByteLimit,
   type TabLog,
@@ -55,6 +59,7 @@ const writer = createSessionWriter({
   area: browser.storage.session,
   logOf: (tabId) => logs.get(tabId),
   onError: warn,
+  onEvicted: (tabId) => broadcastEvicted(tabId, logs.get(tabId)),
 });
 
 async function load(tabId: number): Promise<TabLog | undefined> {
@@ -73,14 +78,13 @@ async function load(tabId: number): Promise<TabLog | undefined> {
 
 /**
  * Runs `use` on a tab's log: at once when it is in memory, else after restoring it (the worker
- * was woken). Calls for one tab run in the order they were made, since all of them wait on the
- * same restore. With `create` false a tab with no log is left alone (a navigation of a tab that
- * never had a Retryline event need not be stored).
+ * was woken), or on a new one (`created`) when the tab has none. Calls for one tab run in the
+ * order they were made, since all of them wait on the same restore.
  */
-function withTab(tabId: number, create: boolean, use: (log: TabLog) => void): void {
-  const run = (log: TabLog) => {
+function withTab(tabId: number, use: (log: TabLog, created: boolean) => void): void {
+  const run = (log: TabLog, created = false) => {
     try {
-      use(log);
+      use(log, created);
     } catch (error) {
       warn(`tab ${tabId}`, error);
     }
@@ -99,18 +103,19 @@ function withTab(tabId: number, create: boolean, use: (log: TabLog) => void): vo
   void pending.then((stored) => {
     loading.delete(tabId);
     if (closed.has(tabId)) return;
-    let current = logs.get(tabId);
-    if (!current) {
-      current = stored ?? (create ? createTabLog() : undefined);
-      if (!current) return;
-      logs.set(tabId, current);
-      if (!stored) {
-        // Store the new log's index, so that a navigation after a restart finds the tab.
-        current.settingsChanged = true;
-        writer.persist(tabId);
-      }
+    const current = logs.get(tabId);
+    if (current) {
+      run(current);
+      return;
     }
-    run(current);
+    const log = stored ?? createTabLog();
+    logs.set(tabId, log);
+    if (!stored) {
+      // Store the new log's index, so that a navigation after a restart finds the tab.
+      log.indexChanged = true;
+      writer.persist(tabId);
+    }
+    run(log, !stored);
   });
 }
 
@@ -135,21 +140,49 @@ function broadcast(tabId: number, update: WorkerUpdate): void {
   }
 }
 
+function broadcastPage(tabId: number, log: TabLog): void {
+  broadcast(tabId, { kind: 'page', tabId, page: log.page });
+}
+
+function broadcastEvicted(tabId: number, log: TabLog | undefined): void {
+  if (log) broadcast(tabId, { kind: 'evicted', tabId, evicted: log.evicted });
+}
+
 /**
  * A new document in a tab's top frame, as its relay reports it: the boundary between pages. The
  * time is the worker's, when it hears of it; the notice is sent before any event of the document.
+ * Every tab with a relay gets a log, even one whose pages never use Retryline: that it has a relay
+ * at all is what the panel's empty state says first. The first document the worker hears of in a
+ * tab starts its log with no navigation entry, as a log started by its first events does: there is
+ * nothing before it to mark a boundary from.
  */
 function onNewDocument(sender: Runtime.MessageSender): void {
   const page = newDocumentOf(sender);
   if (!page) return;
   const { tabId, url } = page;
-  withTab(tabId, false, (log) => {
-    const { cleared, added } = navigate(log, url, Date.now());
-    if (!cleared && added.length === 0) return;
+  withTab(tabId, (log, created) => {
+    if (created) {
+      if (!enterPage(log)) return;
+      writer.persist(tabId);
+      broadcastPage(tabId, log);
+      return;
+    }
+    const evicted = log.evicted;
+    const { cleared, added, pageChanged } = navigate(log, url, Date.now());
+    if (!cleared && added.length === 0 && !pageChanged) return;
     writer.persist(tabId);
     if (cleared) broadcast(tabId, { kind: 'cleared', tabId });
+    else if (log.evicted !== evicted) broadcastEvicted(tabId, log);
     if (added.length > 0) broadcast(tabId, { kind: 'append', tabId, entries: added });
+    if (pageChanged) broadcastPage(tabId, log);
   });
+}
+
+/** A frame of the tab's current page uses Retryline (see `markDetected`). */
+function onDetected(tabId: number, log: TabLog): void {
+  if (!markDetected(log)) return;
+  writer.persist(tabId);
+  broadcastPage(tabId, log);
 }
 
 // Events, and new documents, from the relay of a page (any frame) of a tab. A new document is
@@ -162,16 +195,24 @@ browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.Message
     const rules = faults.forDocument(tabId);
     return rules ? Promise.resolve(rules) : undefined;
   }
+  if (isDetectedMessage(message)) {
+    withTab(tabId, (log) => onDetected(tabId, log));
+    return;
+  }
   if (!isRelayMessage(message)) return;
   const events = sanitizeEvents(message.events);
   if (events.length === 0) return;
   // The browser's word for which frame sent them, never a field of the events.
   const origin = senderOrigin(sender);
-  withTab(tabId, true, (log) => {
+  withTab(tabId, (log) => {
+    // A page that sends events uses Retryline, recorded or not.
+    onDetected(tabId, log);
+    const evicted = log.evicted;
     const added = appendEvents(log, events, origin);
     if (added.length === 0) return;
     writer.persist(tabId);
     broadcast(tabId, { kind: 'append', tabId, entries: added });
+    if (log.evicted !== evicted) broadcastEvicted(tabId, log);
   });
 });
 
@@ -221,13 +262,21 @@ browser.runtime.onConnect.addListener((port) => {
         subscribed = tabId;
         if (!panels.has(tabId)) panels.set(tabId, new Set());
         panels.get(tabId)?.add(port);
-        withTab(tabId, true, (log) => {
+        withTab(tabId, (log) => {
           if (subscribed !== tabId) return;
           // The ring is bounded (MAX_TAB_BYTES), far below a message's 64 MiB; should a snapshot
           // still not go, an empty one does, so the panel is connected instead of waiting forever.
           for (const entries of [log.entries, []]) {
             try {
-              port.postMessage({ kind: 'snapshot', tabId, entries, settings: log.settings });
+              const { settings, page, evicted } = log;
+              port.postMessage({
+                kind: 'snapshot',
+                tabId,
+                entries,
+                settings,
+                page,
+                evicted,
+              } satisfies WorkerUpdate);
             } catch (error) {
               warn(`could not send tab ${tabId}'s snapshot`, error);
               continue;
@@ -249,14 +298,14 @@ browser.runtime.onConnect.addListener((port) => {
         break;
       }
       case 'clear':
-        withTab(tabId, true, (log) => {
+        withTab(tabId, (log) => {
           clearLog(log);
           writer.persist(tabId);
           broadcast(tabId, { kind: 'cleared', tabId });
         });
         break;
       case 'settings':
-        withTab(tabId, true, (log) => {
+        withTab(tabId, (log) => {
           updateSettings(log, request.settings);
           writer.persist(tabId, true);
           broadcast(tabId, { kind: 'settings', tabId, settings: log.settings });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_BATCH, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
 import {
+  isDetectedMessage,
   isDocumentMessage,
   isRelayMessage,
   newDocumentOf,
@@ -103,6 +104,19 @@ describe('senderOrigin', () => {
     const b = senderOrigin({ url: 'data:text/html,x', frameId: 5 });
     expect([a, b]).toEqual(['null (frame 4)', 'null (frame 5)']);
     expect(senderOrigin({})).toBe('null');
+  });
+});
+
+describe('a relay’s "this page uses Retryline"', () => {
+  it('is known by namespace, version and kind', () => {
+    const detected = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'detected' };
+    expect(isDetectedMessage(detected)).toBe(true);
+    expect(isDocumentMessage(detected)).toBe(false);
+    expect(isRelayMessage(detected)).toBe(false);
+    for (const value of [null, 'detected', { ...detected, ns: 'other' }, { ...detected, v: 2 }]) {
+      expect(isDetectedMessage(value)).toBe(false);
+    }
+    expect(isDetectedMessage({ ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'document' })).toBe(false);
   });
 });
 

@@ -5,6 +5,7 @@
 
 import { parseFaultRules } from '../shared/faults';
 import {
+  type DetectedMessage,
   MAX_BATCH,
   NAMESPACE,
   type PanelRequest,
@@ -62,6 +63,13 @@ export function isRelayMessage(value: unknown): value is { events: readonly unkn
 export function isDocumentMessage(value: unknown): value is RelayDocumentMessage {
   return (
     isRecord(value) && value.ns === NAMESPACE && value.v === PROTOCOL_VERSION && value.kind === 'document'
+  );
+}
+
+/** Whether a runtime message is a relay's "this document uses Retryline" ({@link DetectedMessage}). */
+export function isDetectedMessage(value: unknown): value is DetectedMessage {
+  return (
+    isRecord(value) && value.ns === NAMESPACE && value.v === PROTOCOL_VERSION && value.kind === 'detected'
   );
 }
 

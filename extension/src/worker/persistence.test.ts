@@ -8,6 +8,7 @@ import {
   CHUNK_ENTRIES,
   clearLog,
   createTabLog,
+  markDetected,
   navigate,
   type TabLog,
   updateSettings,
@@ -110,6 +111,39 @@ describe('storing a tab log', () => {
     updateSettings(log, { preserveLog: true });
     storage.apply(TAB, log);
     expect(storage.restore(TAB)?.settings).toEqual({ preserveLog: true, record: true });
+  });
+
+  it('restores the page state and the evicted count, each written on its own too', () => {
+    const storage = fakeStorage();
+    const log = createTabLog(undefined, 1);
+    navigate(log, 'https://shop.example/', 1);
+    appendEvents(log, [start('a'), start('b'), start('c')], ORIGIN);
+    storage.apply(TAB, log);
+    expect(storage.restore(TAB, 1)).toMatchObject({ page: { hooked: true, detected: false }, evicted: 2 });
+
+    // Nothing but the page changed: the index still goes.
+    markDetected(log);
+    expect(storage.apply(TAB, log)?.index).toBe(true);
+    expect(storage.restore(TAB, 1)?.page).toEqual({ hooked: true, detected: true });
+
+    // A failed write gives the change back, so the next one carries it.
+    clearLog(log);
+    const failed = planWrite(TAB, log);
+    if (!failed) throw new Error('a clear of evicted requests planned no write');
+    writeFailed(log, failed);
+    storage.apply(TAB, log);
+    expect(storage.restore(TAB, 1)).toMatchObject({ page: { hooked: true, detected: true }, evicted: 0 });
+  });
+
+  it('reads an index without a page or an evicted count (an older worker’s) as an unknown page with none dropped', () => {
+    const settings = { preserveLog: false, record: true };
+    const old = restoreTabLog(TAB, { v: 2, settings, nextSeq: 0, chunks: [] }, {});
+    expect(old).toMatchObject({ page: { hooked: false, detected: false }, evicted: 0 });
+    const bad = { v: 2, settings, nextSeq: 0, chunks: [], page: { hooked: 'yes' }, evicted: -3 };
+    expect(restoreTabLog(TAB, bad, {})).toMatchObject({
+      page: { hooked: false, detected: false },
+      evicted: 0,
+    });
   });
 
   it('skips stored entries that no longer validate, and refuses what is not a stored index', () => {

@@ -4,7 +4,7 @@
  * a write carries only the chunks that changed: appending to a full 2,000-request ring rewrites
  * the newest chunk and the one eviction touched, not megabytes of JSON ten times a second.
  *
- *   tab:<id>          { v: 2, settings, nextSeq, chunks: [3, 4, 5] }
+ *   tab:<id>          { v: 2, settings, page, evicted, nextSeq, chunks: [3, 4, 5] }
  *   tab:<id>/<chunk>  '{"seqs":[...],"entries":[...]}'
  *
  * A chunk is stored as one JSON string: Chrome counts a stored object at about 3.5 times its
@@ -21,13 +21,14 @@
 
 import {
   MAX_TAB_BYTES,
+  type PageState,
   RING_REQUESTS,
   type TabSettings,
   type TimelineEntry,
   type Truncation,
 } from '../shared/protocol';
 import { validateEvent } from '../shared/schema';
-import { CHUNK_ENTRIES, chunkOf, createTabLog, evict, keepEntry, type TabLog } from './store';
+import { CHUNK_ENTRIES, chunkOf, createTabLog, evict, keepEntry, type TabLog, UNKNOWN_PAGE } from './store';
 
 export const indexKey = (tabId: number): string => `tab:${tabId}`;
 export const chunkKey = (tabId: number, chunk: number): string => `tab:${tabId}/${chunk}`;
@@ -38,6 +39,10 @@ const STORE_VERSION = 2;
 export interface StoredIndex {
   readonly v: typeof STORE_VERSION;
   readonly settings: TabSettings;
+  /** Absent from what an older worker stored: read as {@link UNKNOWN_PAGE}. */
+  readonly page: PageState;
+  /** Absent from what an older worker stored: read as 0. */
+  readonly evicted: number;
   readonly nextSeq: number;
   readonly chunks: readonly number[];
 }
@@ -57,8 +62,8 @@ export interface WritePlan {
   readonly remove: string[];
   /** The chunks it writes or removes. */
   readonly chunks: readonly number[];
-  /** Whether it carries changed settings. */
-  readonly settings: boolean;
+  /** Whether it carries changed fields of the index (settings, page, evicted). */
+  readonly index: boolean;
 }
 
 /** The first index whose sequence number is at least `seq` (`seqs` is ascending). */
@@ -89,7 +94,7 @@ function chunksOf(log: TabLog): number[] {
  * order they are made, and a later plan may set a chunk this one removes.
  */
 export function planWrite(tabId: number, log: TabLog): WritePlan | undefined {
-  if (log.changedChunks.size === 0 && !log.settingsChanged) return undefined;
+  if (log.changedChunks.size === 0 && !log.indexChanged) return undefined;
   const set: WritePlan['set'] = {};
   const remove: string[] = [];
   const chunks = [...log.changedChunks].sort((a, b) => a - b);
@@ -105,13 +110,15 @@ export function planWrite(tabId: number, log: TabLog): WritePlan | undefined {
   set[indexKey(tabId)] = {
     v: STORE_VERSION,
     settings: log.settings,
+    page: log.page,
+    evicted: log.evicted,
     nextSeq: log.nextSeq,
     chunks: chunksOf(log),
   };
-  const settings = log.settingsChanged;
+  const index = log.indexChanged;
   log.changedChunks.clear();
-  log.settingsChanged = false;
-  return { set, remove, chunks, settings };
+  log.indexChanged = false;
+  return { set, remove, chunks, index };
 }
 
 /**
@@ -120,7 +127,7 @@ export function planWrite(tabId: number, log: TabLog): WritePlan | undefined {
  */
 export function writeFailed(log: TabLog, plan: WritePlan): void {
   for (const chunk of plan.chunks) log.changedChunks.add(chunk);
-  if (plan.settings) log.settingsChanged = true;
+  if (plan.index) log.indexChanged = true;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -145,12 +152,26 @@ export function parseSettings(value: unknown, partial: boolean): Partial<TabSett
   return out;
 }
 
+function parsePage(value: unknown): PageState {
+  if (!isRecord(value) || typeof value.hooked !== 'boolean' || typeof value.detected !== 'boolean') {
+    return UNKNOWN_PAGE;
+  }
+  return { hooked: value.hooked, detected: value.detected };
+}
+
 function parseIndex(value: unknown): StoredIndex | undefined {
   if (!isRecord(value) || (value.v !== 1 && value.v !== STORE_VERSION)) return undefined;
   if (!isCount(value.nextSeq) || !Array.isArray(value.chunks)) return undefined;
   const settings = parseSettings(value.settings, false);
   if (!settings || !value.chunks.every(isCount)) return undefined;
-  return { v: STORE_VERSION, settings, nextSeq: value.nextSeq, chunks: value.chunks };
+  return {
+    v: STORE_VERSION,
+    settings,
+    page: parsePage(value.page),
+    evicted: isCount(value.evicted) ? value.evicted : 0,
+    nextSeq: value.nextSeq,
+    chunks: value.chunks,
+  };
 }
 
 /** The chunk keys a stored index lists (what to read after the index), or `undefined` for no index. */
@@ -208,6 +229,8 @@ export function restoreTabLog(
   const parsed = parseIndex(index);
   if (!parsed) return undefined;
   const log = createTabLog(parsed.settings, limit, maxBytes);
+  log.page = parsed.page;
+  log.evicted = parsed.evicted;
   let last = -1;
   for (const chunk of parsed.chunks) {
     const value = readChunk(stored[chunkKey(tabId, chunk)]);

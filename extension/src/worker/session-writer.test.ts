@@ -69,18 +69,21 @@ function restore(area: ReturnType<typeof sessionArea>, tabId: number): TabLog | 
 function writerOn(area: SessionArea, logs: Map<number, TabLog>) {
   const timers: { ms: number; callback: () => void }[] = [];
   const errors: string[] = [];
+  /** The tabs told to have dropped requests for room, with the count each log then had. */
+  const evictions: [number, number | undefined][] = [];
   const writer = createSessionWriter({
     area,
     logOf: (tabId) => logs.get(tabId),
     schedule: (callback, ms) => timers.push({ callback, ms }),
     onError: (what) => errors.push(what),
+    onEvicted: (tabId) => evictions.push([tabId, logs.get(tabId)?.evicted]),
   });
   /** Runs the timers due so far, then waits for the writes they started. */
   const tick = async () => {
     for (const { callback } of timers.splice(0)) callback();
     await writer.idle();
   };
-  return { writer, timers, errors, tick };
+  return { writer, timers, errors, evictions, tick };
 }
 
 /** The requests a log keeps, by their keys (origin and id). */
@@ -145,7 +148,7 @@ describe('the session writer', () => {
     const area = sessionArea(Math.floor(MAX_TAB_BYTES * 1.5));
     const a = createTabLog();
     const b = createTabLog();
-    const { writer, errors } = writerOn(
+    const { writer, errors, evictions } = writerOn(
       area,
       new Map([
         [1, a],
@@ -174,6 +177,14 @@ describe('the session writer', () => {
     expect(storedB?.requests.size).toBeGreaterThan(100);
     expect(storedB?.requests.size).toBeLessThan(2000);
     expect(area.used()).toBeLessThanOrEqual(Math.floor(MAX_TAB_BYTES * 1.5));
+    // B's dropped requests are counted, stored, and the worker is told (so its panels are).
+    expect(b.evicted).toBe(2000 - b.requests.size);
+    expect(storedB?.evicted).toBe(b.evicted);
+    expect(evictions.length).toBeGreaterThan(0);
+    expect(evictions.every(([tab]) => tab === 2)).toBe(true);
+    // Told with the room made (later appends, under B's smaller byte limit, drop more as they come).
+    expect(evictions.every(([, count]) => (count ?? 0) > 0)).toBe(true);
+    expect(a.evicted).toBe(0);
   });
 
   it("removes a closed tab's keys after its last write", async () => {

@@ -30,6 +30,8 @@ export interface SessionWriterOptions {
   readonly schedule?: (callback: () => void, ms: number) => void;
   /** Told once per kind of failure (the worker logs it). */
   readonly onError?: (what: string, error: unknown) => void;
+  /** Told when a tab's own oldest requests were dropped to make room (the worker tells its panels). */
+  readonly onEvicted?: (tabId: number) => void;
 }
 
 export interface SessionWriter {
@@ -87,6 +89,7 @@ export function createSessionWriter(options: SessionWriterOptions): SessionWrite
         // Out of room: this tab drops its own oldest rows and writes again; each round is smaller.
         if (isQuotaError(error) && makeRoom(log)) {
           warn('storage.session is full: dropping the oldest rows of the tab that wrote', error);
+          options.onEvicted?.(tabId);
           continue;
         }
         warn('could not save the timeline (will retry)', error);

@@ -15,6 +15,7 @@ import {
   createTabLog,
   entrySize,
   makeRoom,
+  markDetected,
   navigate,
   resetByteLimit,
   updateSettings,
@@ -51,6 +52,41 @@ const ids = (log: ReturnType<typeof createTabLog>) =>
     entry.type === 'event' ? `${entry.event.requestId}:${entry.event.type}` : `nav:${entry.url}`,
   );
 
+describe('what a tab log knows of its page', () => {
+  it('knows of no page until a relay reports one', () => {
+    expect(createTabLog().page).toEqual({ hooked: false, detected: false });
+  });
+
+  it('takes a new top document as hooked and not yet using Retryline, until it says so', () => {
+    const log = createTabLog();
+    expect(navigate(log, 'https://shop.example/', 1).pageChanged).toBe(true);
+    expect(log.page).toEqual({ hooked: true, detected: false });
+    expect(log.indexChanged).toBe(true);
+    log.indexChanged = false;
+    expect(markDetected(log)).toBe(true);
+    expect(log.page).toEqual({ hooked: true, detected: true });
+    expect(log.indexChanged).toBe(true);
+    // Said again (another frame, another client): no news, nothing to write.
+    log.indexChanged = false;
+    expect(markDetected(log)).toBe(false);
+    expect(log.indexChanged).toBe(false);
+    // The next document starts over, Preserve log or not.
+    updateSettings(log, { preserveLog: true });
+    expect(navigate(log, 'https://shop.example/next', 2).pageChanged).toBe(true);
+    expect(log.page).toEqual({ hooked: true, detected: false });
+    expect(navigate(log, 'https://shop.example/again', 3).pageChanged).toBe(false);
+  });
+
+  it('keeps the page state across a clear: the page is still the same', () => {
+    const log = createTabLog();
+    navigate(log, 'https://shop.example/', 1);
+    markDetected(log);
+    appendEvents(log, [start('a')], ORIGIN);
+    clearLog(log);
+    expect(log.page).toEqual({ hooked: true, detected: true });
+  });
+});
+
 describe('a tab log', () => {
   it('appends events with the origin of the page that sent them', () => {
     const log = createTabLog();
@@ -69,6 +105,45 @@ describe('a tab log', () => {
     appendEvents(log, [start('c')], ORIGIN);
     expect(ids(log)).toEqual(['b:request-start', 'b:request-end', 'c:request-start']);
     expect([...log.requests.keys()]).toEqual(['b', 'c'].map(keyOf));
+  });
+
+  it('counts the requests it evicts, however it evicts them', () => {
+    const log = createTabLog(undefined, 2);
+    appendEvents(log, [start('a'), start('b'), end('a')], ORIGIN);
+    expect(log.evicted).toBe(0);
+    appendEvents(log, [start('c'), start('d')], ORIGIN);
+    expect(log.evicted).toBe(2);
+    // Events of an evicted request start a new one, which evicts the oldest kept.
+    appendEvents(log, [end('a')], ORIGIN);
+    expect(log.evicted).toBe(3);
+    // Navigations dropped for room are not requests.
+    const navigations = createTabLog({ preserveLog: true, record: true }, 2);
+    for (let n = 0; n < 5; n += 1) navigate(navigations, `https://shop.example/${n}`, n);
+    expect(navigations.evicted).toBe(0);
+    // Room made for storage.session drops requests too.
+    const full = createTabLog();
+    for (let n = 0; n < 40; n += 1) appendEvents(full, [start(`r${n}`)], ORIGIN);
+    expect(makeRoom(full)).toBe(true);
+    expect(full.evicted).toBe(40 - full.requests.size);
+  });
+
+  it('sets its evicted count back to 0 when its rows are cleared, on request or by a new page', () => {
+    const log = createTabLog(undefined, 1);
+    appendEvents(log, [start('a'), start('b')], ORIGIN);
+    expect(log.evicted).toBe(1);
+    log.indexChanged = false;
+    clearLog(log);
+    expect(log.evicted).toBe(0);
+    // Stored in the index: the write after a clear carries it.
+    expect(log.indexChanged).toBe(true);
+    appendEvents(log, [start('c'), start('d')], ORIGIN);
+    navigate(log, 'https://shop.example/next', 5);
+    expect(log.evicted).toBe(0);
+    // With Preserve log the rows stay, and so does the count of those that went.
+    const kept = createTabLog({ preserveLog: true, record: true }, 1);
+    appendEvents(kept, [start('a'), start('b')], ORIGIN);
+    navigate(kept, 'https://shop.example/next', 5);
+    expect(kept.evicted).toBe(1);
   });
 
   it(`keeps ${RING_REQUESTS} requests by default`, () => {
@@ -94,6 +169,7 @@ describe('a tab log', () => {
     expect(navigate(log, 'https://shop.example/next', 5)).toEqual({
       cleared: true,
       added: [{ type: 'navigation', url: 'https://shop.example/next', t: 5 }],
+      pageChanged: true,
     });
     expect(ids(log)).toEqual(['nav:https://shop.example/next']);
     appendEvents(log, [start('b')], ORIGIN);
@@ -146,7 +222,11 @@ describe('a tab log', () => {
     appendEvents(log, [start('a')], ORIGIN);
     expect(updateSettings(log, { record: false })).toBe(true);
     expect(appendEvents(log, [start('b')], ORIGIN)).toEqual([]);
-    expect(navigate(log, 'https://shop.example/next', 5)).toEqual({ cleared: true, added: [] });
+    expect(navigate(log, 'https://shop.example/next', 5)).toEqual({
+      cleared: true,
+      added: [],
+      pageChanged: true,
+    });
     expect(log.entries).toEqual([]);
     updateSettings(log, { record: true });
     appendEvents(log, [start('c')], ORIGIN);

@@ -1,7 +1,7 @@
 /**
  * One tab's timeline as the service worker keeps it: a ring of the most recent requests (whole
  * requests are evicted, oldest first, so no row loses its first attempt), navigations of the top
- * frame, and the panel's settings. Pure data and functions: the worker adds the browser, the
+ * frame, the panel's settings, and what the worker knows of the tab's current page. Pure data and functions: the worker adds the browser, the
  * tests add nothing.
  *
  * The ring is bounded three ways, since a page controls what it sends: at most `limit` requests,
@@ -26,6 +26,7 @@ import {
   MAX_REQUEST_BYTES,
   MAX_REQUEST_EVENTS,
   MAX_TAB_BYTES,
+  type PageState,
   RING_REQUESTS,
   type TabSettings,
   type TimelineEntry,
@@ -33,6 +34,9 @@ import {
 import { MAX_STRING_LENGTH } from '../shared/schema';
 
 export const DEFAULT_SETTINGS: TabSettings = Object.freeze({ preserveLog: false, record: true });
+
+/** A tab no relay has reported a document of: a page loaded before the extension, or a browser page. */
+export const UNKNOWN_PAGE: PageState = Object.freeze({ hooked: false, detected: false });
 
 /** How many sequence numbers one storage chunk holds. */
 export const CHUNK_ENTRIES = 256;
@@ -53,6 +57,10 @@ export interface RequestTally {
 /** A tab's timeline. Mutable, owned by the worker; `entries` is what a snapshot sends. */
 export interface TabLog {
   settings: TabSettings;
+  /** What the worker knows of the tab's current top document. */
+  page: PageState;
+  /** Requests the ring dropped (oldest first, by {@link evict}) since the log was last emptied. */
+  evicted: number;
   entries: TimelineEntry[];
   /** `seqs[i]` is the sequence number of `entries[i]` (ascending). */
   seqs: number[];
@@ -74,8 +82,8 @@ export interface TabLog {
   requests: Map<string, RequestTally>;
   /** Chunks whose entries changed since the last write. */
   readonly changedChunks: Set<number>;
-  /** The settings changed since the last write. */
-  settingsChanged: boolean;
+  /** The index's own fields (settings, page, evicted) changed since the last write. */
+  indexChanged: boolean;
 }
 
 export function createTabLog(
@@ -85,6 +93,8 @@ export function createTabLog(
 ): TabLog {
   return {
     settings,
+    page: UNKNOWN_PAGE,
+    evicted: 0,
     entries: [],
     seqs: [],
     sizes: [],
@@ -96,7 +106,7 @@ export function createTabLog(
     byteLimit: maxBytes,
     requests: new Map(),
     changedChunks: new Set(),
-    settingsChanged: false,
+    indexChanged: false,
   };
 }
 
@@ -217,6 +227,7 @@ export function evict(log: TabLog): void {
     bytes -= log.requests.get(id)?.bytes ?? 0;
   }
   if (evicted.size === 0 && dropped.size === 0) return;
+  log.evicted += evicted.size;
   for (const id of evicted) log.requests.delete(id);
   let keep: number[] = [];
   log.entries.forEach((entry, index) => {
@@ -270,20 +281,48 @@ export interface NavigationResult {
   readonly cleared: boolean;
   /** The navigation entry, when recording is on. */
   readonly added: TimelineEntry[];
+  /** The page state changed: the new document has a relay, and has not used Retryline yet. */
+  readonly pageChanged: boolean;
 }
 
 /**
- * The top frame committed a new document: without Preserve log the old rows go (as in DevTools'
- * Network panel), and with recording on a navigation entry marks the boundary.
+ * The top frame committed a new document (its relay said so): without Preserve log the old rows go
+ * (as in DevTools' Network panel), and with recording on a navigation entry marks the boundary. The
+ * new document is hooked, and not known to use Retryline until it says so.
  */
 export function navigate(log: TabLog, url: string, t: number): NavigationResult {
+  const pageChanged = enterPage(log);
   const cleared = !log.settings.preserveLog && log.entries.length > 0;
   if (!log.settings.preserveLog) clearLog(log);
-  if (!log.settings.record) return { cleared, added: [] };
+  if (!log.settings.record) return { cleared, added: [], pageChanged };
   const entry: TimelineEntry = { type: 'navigation', url: capUrl(url), t };
   add(log, entry);
   evict(log);
-  return { cleared, added: [entry] };
+  return { cleared, added: [entry], pageChanged };
+}
+
+/**
+ * The tab's top frame shows a new document, which has a relay and is not known to use Retryline
+ * yet. Returns whether the page state changed. {@link navigate} does this too.
+ */
+export function enterPage(log: TabLog): boolean {
+  return setPage(log, { hooked: true, detected: false });
+}
+
+/**
+ * The tab's current document uses Retryline: it created a client, or sent events (from any of its
+ * frames, whose relays run too). Returns whether that is news. Recording off or not, so the panel
+ * never says "not detected" of a page it simply did not record.
+ */
+export function markDetected(log: TabLog): boolean {
+  return setPage(log, { hooked: true, detected: true });
+}
+
+function setPage(log: TabLog, page: PageState): boolean {
+  if (log.page.hooked === page.hooked && log.page.detected === page.detected) return false;
+  log.page = page;
+  log.indexChanged = true;
+  return true;
 }
 
 /**
@@ -298,6 +337,8 @@ function capUrl(url: string): string {
 export function clearLog(log: TabLog): void {
   keepOnly(log, []);
   log.requests = new Map();
+  if (log.evicted > 0) log.indexChanged = true;
+  log.evicted = 0;
   // Its rows are gone, and the room they took: it may grow to its full size again.
   resetByteLimit(log);
 }
@@ -326,6 +367,6 @@ export function updateSettings(log: TabLog, patch: Partial<TabSettings>): boolea
   };
   const changed = next.preserveLog !== log.settings.preserveLog || next.record !== log.settings.record;
   log.settings = next;
-  if (changed) log.settingsChanged = true;
+  if (changed) log.indexChanged = true;
   return changed;
 }

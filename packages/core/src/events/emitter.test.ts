@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { observe } from '../../../../test/support/observe';
+import { retryingFetch } from '../http/fetch-exchange';
 import type { HttpExchange, HttpRetryOptions } from '../http/request-engine';
-import { runHttpRequest } from '../http/request-engine';
+import { prepareHttpOptions, runHttpRequest } from '../http/request-engine';
 import { RETRY, type RetryOptions, retry } from '../retry';
 import type { Clock } from '../time/clock';
 import { seededRandom } from '../time/random';
@@ -334,5 +335,80 @@ describe('the devtools hook', () => {
     emit({ type: 'attempt-start', attempt: 2 });
     expect(now).toHaveBeenCalledTimes(1);
     expect(events).toEqual([{ v: 1, requestId: 'req-1', t: T0, type: 'attempt-start', attempt: 2 }]);
+  });
+});
+
+describe("the devtools hook's hello: a client announces itself when it is created", () => {
+  /** A client as the fetch-based adapters make one: options prepared once, then any number of requests. */
+  const createClient = (options: HttpRetryOptions = {}) =>
+    retryingFetch(async () => new Response('ok'), prepareHttpOptions({ budget: false, ...options }), 'test');
+
+  it('says hello once per client created, not once per request', async () => {
+    const hello = vi.fn();
+    const pushed: RetrylineEvent[] = [];
+    holder[DEVTOOLS_HOOK] = { push: (event: RetrylineEvent) => void pushed.push(event), hello };
+    const first = createClient();
+    expect(hello).toHaveBeenCalledTimes(1);
+    // Before any request: no event has been pushed, yet the hook knows a client exists.
+    expect(pushed).toEqual([]);
+    await first('https://api.example/a');
+    await first('https://api.example/b', undefined, { retries: 5 });
+    expect(hello).toHaveBeenCalledTimes(1);
+    expect(pushed.filter((event) => event.type === 'request-start')).toHaveLength(2);
+    createClient({ retries: 1 });
+    expect(hello).toHaveBeenCalledTimes(2);
+  });
+
+  it('says nothing for options that fail to make a client', () => {
+    const hello = vi.fn();
+    holder[DEVTOOLS_HOOK] = { push: () => {}, hello };
+    expect(() => createClient({ retries: -1 })).toThrow(/Expected retries/);
+    expect(hello).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    [
+      'returns a promise that rejects',
+      { push: () => {}, hello: () => Promise.reject(new Error('rejected')) },
+    ],
+    [
+      'throws',
+      {
+        push: () => {},
+        hello: () => {
+          throw new Error('extension context invalidated');
+        },
+      },
+    ],
+    [
+      'is a getter that throws',
+      Object.defineProperty({ push: () => {} }, 'hello', {
+        get() {
+          throw new Error('hostile page');
+        },
+      }),
+    ],
+    ['is not a function', { push: () => {}, hello: 42 }],
+  ])('creates and runs the client when hello %s', async (_what, hook) => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      holder[DEVTOOLS_HOOK] = hook;
+      const client = createClient();
+      expect((await client('https://api.example/a')).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
+  });
+
+  it('calls nothing when there is no hook, or a hook without push', () => {
+    const hello = vi.fn();
+    createClient();
+    holder[DEVTOOLS_HOOK] = { hello };
+    createClient();
+    expect(hello).not.toHaveBeenCalled();
   });
 });

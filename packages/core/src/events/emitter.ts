@@ -32,6 +32,13 @@ export interface DevtoolsHook {
    * as `push` is: a hook that throws or answers nonsense injects nothing. Optional.
    */
   fault?(query: FaultQuery): FaultStep | undefined;
+  /**
+   * Called once each time a client is created (`retryFetch`, `attachRetry`, ky's `retryline`),
+   * before it sends anything: the DevTools panel can then tell a page that uses Retryline but has
+   * sent no request yet from a page that does not use it. Called inside a guard, as `push` is: a
+   * hook whose `hello` throws never fails creating the client. Optional.
+   */
+  hello?(): void;
 }
 
 const globalListeners = new Set<RetrylineEventListener>();
@@ -54,9 +61,9 @@ export function subscribe(listener: RetrylineEventListener): () => void {
 
 const ignore = () => {};
 
-function deliver(listener: (event: RetrylineEvent) => void, event: RetrylineEvent): void {
+function deliver<T>(listener: (value: T) => void, value: T): void {
   try {
-    const result: unknown = listener(event);
+    const result: unknown = listener(value);
     // An async listener that fails would leave an unhandled rejection, which ends a Node process
     // (its default `--unhandled-rejections=throw` since Node 15).
     if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
@@ -99,6 +106,15 @@ export function devtoolsHook(): DevtoolsHook | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Tells the devtools hook, if there is one, that a client was created (its optional `hello`):
+ * called once per client, where every adapter's client resolves its options.
+ */
+export function helloDevtools(): void {
+  const hook = devtoolsHook();
+  if (hook) deliver(() => hook.hello?.(), undefined);
 }
 
 /** Whether a subscriber or the devtools hook receives events now (a client's own listener aside). */

@@ -12,7 +12,7 @@ import {
 } from '../engine/attempt-loop';
 import { stoppedByOf } from '../engine/outcome';
 import { BodyNotReplayableError, isRetrylineError } from '../errors';
-import { anyoneListening, createEmitter, type Emit } from '../events/emitter';
+import { anyoneListening, createEmitter, type Emit, helloDevtools } from '../events/emitter';
 import { claimRequestId, createRequestId } from '../events/request-id';
 import type { RequestOutcome, RetrylineEventListener } from '../events/types';
 import { type GuardKey, guardKeyOption } from '../guard/guard';
@@ -397,6 +397,9 @@ export function prepareHttpOptions(options: HttpRetryOptions | undefined): Prepa
     mergeOptions<HttpRetryOptions>(expectObject('options', options) as HttpRetryOptions, undefined),
   );
   const base = resolveHttpOptions(defaults);
+  // Every adapter's client is made here, once: the devtools panel learns the page uses Retryline
+  // before its first request (valid options only: a client that failed to be made is none).
+  helloDevtools();
   return {
     defaults,
     with(given) {
