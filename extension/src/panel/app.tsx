@@ -17,17 +17,23 @@ import {
 import { type FilterCriteria, filterChoices } from '../model/filter';
 import { toggleTerm } from '../model/filter-terms';
 import { appendTimeline, emptyTimeline, foldTimeline, type Timeline } from '../model/timeline';
-import { RING_REQUESTS, type TabSettings, type TimelineEntry } from '../shared/protocol';
+import type { FaultRuleSet } from '../shared/faults';
+import { mswSnippet } from '../shared/msw-snippet';
+import type { PageState, TabSettings, TimelineEntry } from '../shared/protocol';
 import { copyText } from './clipboard';
 import { ColumnMenu, hiddenClasses } from './column-menu';
 import { DetailPane } from './detail-pane';
+import { Empty, LiveBanners } from './empty-state';
+import { FaultsBanner, FaultsTab } from './faults-tab';
 import { Lanes } from './lanes';
 import { useColumns, useGuardStates, useListView, useSelection, widthStyle } from './list-state';
+import { type PanelTab, PanelTabs, tabPanelProps } from './panel-tabs';
 import { RequestList } from './request-list';
 import { useShortcuts } from './shortcuts';
 import { DEFAULT_SETTINGS, fetchRecording, type PanelSource, staticSource } from './sources';
 import { StatusChips } from './status-chips';
 import { Toolbar } from './toolbar';
+import { useFaults } from './use-faults';
 
 /** What the entries expose as `window.__retrylinePanel`, for the end-to-end test and the benchmark. */
 export interface PanelApi {
@@ -37,6 +43,8 @@ export interface PanelApi {
   exportHar(): string;
   /** Imports a Recording or HAR, as the Import button does (errors show in the panel). */
   importText(text: string): void;
+  /** The tab's fault rules as the Faults tab shows them, and the msw test its Export saves for them. */
+  faults(): { readonly set: FaultRuleSet; readonly mswTest: string } | undefined;
 }
 
 export interface AppProps {
@@ -73,12 +81,16 @@ export function App(props: AppProps) {
   const [criteria, setCriteria] = useState<FilterCriteria>({ text: '' });
   const columns = useColumns();
   const { sort } = columns;
-  // How many requests the worker's snapshot held: at its ring's size, older ones were dropped.
-  const [snapshotRows, setSnapshotRows] = useState(0);
+  // A live tab's: what the worker knows of its page, and how many requests its ring dropped.
+  const [page, setPage] = useState<PageState | undefined>(undefined);
+  const [evicted, setEvicted] = useState(0);
   const [clock, setClock] = useState(now);
   // The raw entries, for Export JSON: append-only between resets, so kept out of render state.
   const entries = useRef<TimelineEntry[]>([]);
   const fileInput = useRef<HTMLInputElement>(null);
+  // Fault rules belong to the tab: kept (and bannered) while an imported file is viewed.
+  const faults = useFaults(source);
+  const [tab, setTab] = useState<PanelTab>('requests');
 
   useEffect(() => {
     // A new source replaces the old one's state; its first updates restore everything.
@@ -86,9 +98,7 @@ export function App(props: AppProps) {
       switch (update.kind) {
         case 'reset': {
           entries.current = update.entries.slice();
-          const folded = foldTimeline(update.entries);
-          setTimeline(folded);
-          setSnapshotRows(folded.rows.length);
+          setTimeline(foldTimeline(update.entries));
           return;
         }
         case 'append':
@@ -101,6 +111,12 @@ export function App(props: AppProps) {
           return;
         case 'status':
           setConnected(update.connected);
+          return;
+        case 'page':
+          setPage(update.page);
+          return;
+        case 'evicted':
+          setEvicted(update.evicted);
           return;
       }
     });
@@ -145,14 +161,16 @@ export function App(props: AppProps) {
   const exportHar = () => JSON.stringify(toHar(timeline));
 
   // The API reads the latest render's values through a ref, so it is created only once.
-  const latest = useRef({ rows: 0, exportJson, exportHar, importText });
-  latest.current = { rows: rows.length, exportJson, exportHar, importText };
+  const faultsApi = () => faults && { set: faults.set, mswTest: mswSnippet(faults.set) };
+  const latest = useRef({ rows: 0, exportJson, exportHar, importText, faultsApi });
+  latest.current = { rows: rows.length, exportJson, exportHar, importText, faultsApi };
   useEffect(() => {
     props.onApi?.({
       rows: () => latest.current.rows,
       exportJson: () => latest.current.exportJson(),
       exportHar: () => latest.current.exportHar(),
       importText: (text) => latest.current.importText(text),
+      faults: () => latest.current.faultsApi(),
     });
   }, []);
 
@@ -205,6 +223,8 @@ export function App(props: AppProps) {
   };
 
   const live = active.live;
+  // The Faults tab, where a tab feeds the panel and no imported file is in view.
+  const shownTab = faults && live ? tab : undefined;
   const empty = timeline.rows.length === 0;
   // A recording's running requests end where it ends; a live tab's grow with the clock.
   const drawnUntil = live ? Math.max(clock, timeline.end ?? 0) : (timeline.end ?? 0);
@@ -216,7 +236,8 @@ export function App(props: AppProps) {
   const guardStates = useGuardStates(timeline, drawnUntil);
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: a file dropped anywhere on the panel imports (the Import button does the same from the keyboard).
-    <div class="rl-app" ref={appRef} onDrop={onDrop} onDragOver={onDragOver}>
+    <div class="rl-app" ref={appRef} onDrop={onDrop} onDragOver={onDragOver} data-tab={shownTab}>
+      {faults && shownTab && <PanelTabs tab={shownTab} onTab={setTab} rules={faults.set.rules.length} />}
       <Toolbar
         live={live}
         attached={source.live}
@@ -261,8 +282,12 @@ export function App(props: AppProps) {
           ) : null}
         </div>
       )}
-      {live && (
-        <LiveBanners connected={connected} record={settings.record} dropped={snapshotRows >= RING_REQUESTS} />
+      {live && <LiveBanners connected={connected} record={settings.record} evicted={evicted} />}
+      {faults && (
+        <FaultsBanner
+          set={faults.set}
+          {...(shownTab === 'requests' ? { onShow: () => setTab('faults') } : {})}
+        />
       )}
       {notice && (
         <div class={`rl-banner rl-banner--${notice.kind}`} role="alert" data-testid="notice">
@@ -279,7 +304,7 @@ export function App(props: AppProps) {
           onToggle={(term) => setCriteria({ ...criteria, text: toggleTerm(criteria.text, term) })}
         />
       )}
-      <div class="rl-main">
+      <div class="rl-main" {...(shownTab ? tabPanelProps('requests') : {})}>
         {/* The lanes sit above the list, in its width, so they share its waterfall column. */}
         <div
           class={`rl-view${hiddenClasses(columns.hidden)}`}
@@ -287,7 +312,7 @@ export function App(props: AppProps) {
         >
           {axis && <Lanes lanes={timeline.lanes} axis={axis} states={guardStates} />}
           {empty ? (
-            <Empty live={live} onImport={() => fileInput.current?.click()} />
+            <Empty live={live} page={page} onImport={() => fileInput.current?.click()} />
           ) : (
             <RequestList
               items={items}
@@ -326,67 +351,21 @@ export function App(props: AppProps) {
           />
         )}
       </div>
+      {faults && shownTab && (
+        <FaultsTab
+          faults={faults}
+          rows={timeline.rows}
+          save={save}
+          copy={props.copy ?? copyText}
+          hidden={shownTab !== 'faults'}
+        />
+      )}
       <footer class="rl-status" data-testid="status">
         {rows.length === timeline.rows.length
           ? `${timeline.rows.length} requests`
           : `${rows.length} of ${timeline.rows.length} requests`}
         {` · ${attempts} attempts`}
       </footer>
-    </div>
-  );
-}
-
-/** What a live tab's panel says of its connection, its recording and the worker's ring. */
-function LiveBanners(props: {
-  readonly connected: boolean;
-  readonly record: boolean;
-  readonly dropped: boolean;
-}) {
-  return (
-    <>
-      {!props.connected && (
-        <div class="rl-banner rl-banner--warn" role="status">
-          Reconnecting to the extension…
-        </div>
-      )}
-      {!props.record && (
-        <div class="rl-banner" role="status">
-          Recording is paused: new requests are not captured.
-        </div>
-      )}
-      {props.dropped && (
-        <div class="rl-banner" role="status" data-testid="dropped">
-          Older requests were dropped: the extension keeps the latest {RING_REQUESTS.toLocaleString('en')}{' '}
-          requests of a tab.
-        </div>
-      )}
-    </>
-  );
-}
-
-function Empty({ live, onImport }: { readonly live: boolean; readonly onImport: () => void }) {
-  return (
-    <div class="rl-empty" data-testid="empty">
-      {live ? (
-        <>
-          <p data-testid="no-events">No Retryline events from this page yet.</p>
-          <p class="rl-empty__hint">
-            Use the page (or reload it) to see each request’s attempts and waits. Only requests sent through
-            Retryline (its fetch, axios or ky adapters) in the page and its frames appear here; requests made
-            from Web Workers are not captured. Press / to filter.
-          </p>
-        </>
-      ) : (
-        <>
-          <p>
-            No page attached. Open (or drop here) a Retryline recording (.json) or a HAR exported by this
-            panel.
-          </p>
-          <button type="button" class="rl-button" data-testid="empty-import" onClick={onImport}>
-            Import a file
-          </button>
-        </>
-      )}
     </div>
   );
 }

@@ -17,14 +17,15 @@ afterEach(() => {
 
 const rowIds = () => screen.queryAllByTestId('request-row').map((row) => row.dataset.requestId);
 
-/** A live tab whose worker sends `entries` as its snapshot. */
-function liveSource(entries: TimelineEntry[]): PanelSource {
+/** A live tab whose worker sends `entries` as its snapshot, having dropped `evicted` older requests. */
+function liveSource(entries: TimelineEntry[], evicted = 0): PanelSource {
   return {
     live: true,
     label: 'tab 1',
     subscribe(listener: (update: SourceUpdate) => void) {
       listener({ kind: 'reset', entries });
       listener({ kind: 'settings', settings: { preserveLog: false, record: true } });
+      if (evicted > 0) listener({ kind: 'evicted', evicted });
       return () => {};
     },
     clear: vi.fn(),
@@ -42,11 +43,11 @@ describe('the panel’s states', () => {
     );
   });
 
-  it('says older requests were dropped when the worker’s snapshot fills its ring', () => {
-    render(<App source={liveSource(manyRequests(RING_REQUESTS))} now={() => 0} />);
-    expect(screen.getByTestId('dropped').textContent).toMatch(/Older requests were dropped.*2,000/);
+  it('says how many older requests the worker dropped, not a guess from a full ring', () => {
+    render(<App source={liveSource(manyRequests(RING_REQUESTS), 3)} now={() => 0} />);
+    expect(screen.getByTestId('dropped').textContent).toMatch(/^3 older requests were dropped.*2,000/);
     cleanup();
-    render(<App source={liveSource(manyRequests(RING_REQUESTS - 1))} now={() => 0} />);
+    render(<App source={liveSource(manyRequests(RING_REQUESTS))} now={() => 0} />);
     expect(screen.queryByTestId('dropped')).toBeNull();
   });
 

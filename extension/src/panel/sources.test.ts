@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ev, ORIGIN, scenario } from '../model/fixtures';
+import type { FaultRule } from '../shared/faults';
 import type { PanelRequest, TimelineEntry, WorkerUpdate } from '../shared/protocol';
 import { PANEL_PORT } from '../shared/protocol';
 import {
@@ -78,11 +79,14 @@ function record(source: ReturnType<typeof connectWorker>) {
 }
 
 const settings = { preserveLog: false, record: true };
-const snapshot = (entries: TimelineEntry[]): WorkerUpdate => ({
+const page = { hooked: true, detected: true };
+const snapshot = (entries: TimelineEntry[], evicted = 0): WorkerUpdate => ({
   kind: 'snapshot',
   tabId: 7,
   entries,
   settings,
+  page,
+  evicted,
 });
 
 describe('connectWorker', () => {
@@ -109,6 +113,7 @@ describe('connectWorker', () => {
       { kind: 'status', connected: true },
       { kind: 'settings', settings },
       { kind: 'reset', entries: entries.slice(0, 2) },
+      { kind: 'page', page },
       { kind: 'append', entries: entries.slice(2, 4) },
       { kind: 'settings', settings: { preserveLog: true, record: false } },
       { kind: 'reset', entries: [] },
@@ -146,10 +151,11 @@ describe('connectWorker', () => {
     timers.runNext();
     // It answers: the snapshot replaces what the panel had, and the backoff starts over.
     ports[2]?.message(snapshot(scenario().slice(0, 3)));
-    expect(updates.slice(-3)).toEqual([
+    expect(updates.slice(-4)).toEqual([
       { kind: 'status', connected: true },
       { kind: 'settings', settings },
       { kind: 'reset', entries: scenario().slice(0, 3) },
+      { kind: 'page', page },
     ]);
     ports[2]?.disconnect();
     expect(timers.pending.map((t) => t.ms)).toEqual([100]);
@@ -221,11 +227,142 @@ describe('connectWorker', () => {
       { kind: 'reset', entries: fromLastNavigation(scenario()) },
       { kind: 'settings', settings },
       { kind: 'status', connected: true },
+      { kind: 'page', page },
     ]);
+  });
+
+  it('passes on what the worker knows of the page, and replays it to a late subscriber', () => {
+    const { runtime, ports } = fakeRuntime();
+    const source = connectWorker(7, runtime);
+    const updates = record(source);
+    // Unknown until the snapshot: nothing is said of the page.
+    expect(updates.filter((update) => update.kind === 'page')).toEqual([]);
+    const blank = { hooked: true, detected: false };
+    ports[0]?.message({ ...snapshot([]), page: blank });
+    ports[0]?.message({ kind: 'page', tabId: 7, page });
+    ports[0]?.message({ kind: 'page', tabId: 7, page: { hooked: 'yes', detected: true } });
+    ports[0]?.message({ kind: 'page', tabId: 8, page: blank });
+    expect(updates.filter((update) => update.kind === 'page')).toEqual([
+      { kind: 'page', page: blank },
+      { kind: 'page', page },
+    ]);
+    const late: SourceUpdate[] = [];
+    source.subscribe((update) => late.push(update));
+    expect(late.filter((update) => update.kind === 'page')).toEqual([{ kind: 'page', page }]);
+  });
+
+  it('passes on how many requests the worker dropped; a clear sets it back to 0', () => {
+    const { runtime, ports } = fakeRuntime();
+    const source = connectWorker(7, runtime);
+    const updates = record(source);
+    const evicted = () => updates.filter((update) => update.kind === 'evicted');
+    ports[0]?.message(snapshot(scenario(), 1234));
+    ports[0]?.message({ kind: 'evicted', tabId: 7, evicted: 1300 });
+    ports[0]?.message({ kind: 'evicted', tabId: 7, evicted: -1 });
+    ports[0]?.message({ kind: 'cleared', tabId: 7 });
+    ports[0]?.message({ kind: 'evicted', tabId: 7, evicted: 2 });
+    source.clear();
+    expect(evicted()).toEqual([
+      { kind: 'evicted', evicted: 1234 },
+      { kind: 'evicted', evicted: 1300 },
+      { kind: 'evicted', evicted: 0 },
+      { kind: 'evicted', evicted: 2 },
+      { kind: 'evicted', evicted: 0 },
+    ]);
+    ports[0]?.message({ kind: 'evicted', tabId: 7, evicted: 5 });
+    const late: SourceUpdate[] = [];
+    source.subscribe((update) => late.push(update));
+    expect(late.filter((update) => update.kind === 'evicted')).toEqual([{ kind: 'evicted', evicted: 5 }]);
+  });
+
+  it('refuses a snapshot without the page or the dropped count', () => {
+    const { runtime, ports } = fakeRuntime();
+    const updates = record(connectWorker(7, runtime));
+    const before = updates.length;
+    const { page: _page, ...noPage } = snapshot(scenario()) as Extract<WorkerUpdate, { kind: 'snapshot' }>;
+    ports[0]?.message(noPage);
+    ports[0]?.message({ ...snapshot(scenario()), evicted: 'many' });
+    expect(updates).toHaveLength(before);
+  });
+});
+
+describe('connectWorker’s fault rules', () => {
+  const RULES: FaultRule[] = [
+    { id: 'rule-1', method: 'GET', url: '/api/', steps: [{ step: 'networkError' }] },
+  ];
+  const faults = (rules: unknown, seed?: number) => ({
+    kind: 'faults',
+    tabId: 7,
+    rules,
+    ...(seed === undefined ? {} : { seed }),
+  });
+
+  it('sends the rules set to the worker, and tells of the worker’s as it tells of them', () => {
+    const { runtime, ports } = fakeRuntime();
+    const source = connectWorker(7, runtime);
+    const updates = record(source);
+    source.faults?.set({ rules: RULES });
+    expect(ports[0]?.posted.at(-1)).toEqual(faults(RULES));
+    // Nothing is shown until the worker says the tab has them.
+    expect(updates.some((update) => update.kind === 'faults')).toBe(false);
+    ports[0]?.message(faults(RULES, 3));
+    expect(updates.at(-1)).toEqual({ kind: 'faults', set: { rules: RULES, seed: 3 } });
+    // Malformed or another tab's: ignored.
+    ports[0]?.message(faults([{ id: 'x', url: '', steps: [] }]));
+    ports[0]?.message({ ...faults([]), tabId: 8 });
+    expect(updates.at(-1)).toEqual({ kind: 'faults', set: { rules: RULES, seed: 3 } });
+    // A late subscriber is told of them after the rest of the state.
+    const late: SourceUpdate[] = [];
+    source.subscribe((update) => late.push(update));
+    expect(late.at(-1)).toEqual({ kind: 'faults', set: { rules: RULES, seed: 3 } });
+  });
+
+  it('sends nothing on its first subscribe, so opening a panel leaves another panel’s rules alone', () => {
+    const { runtime, ports } = fakeRuntime();
+    const updates = record(connectWorker(7, runtime));
+    expect(ports[0]?.posted).toEqual([{ kind: 'subscribe', tabId: 7 }]);
+    expect(updates.some((update) => update.kind === 'faults')).toBe(false);
+  });
+
+  it('sends the tab’s rules again after each reconnect and subscribe (a stopped worker forgot them)', () => {
+    const { runtime, ports } = fakeRuntime();
+    const timers = manualSchedule();
+    const source = connectWorker(7, runtime, { schedule: timers.schedule });
+    // Set by another panel of the tab: this one keeps them alive too.
+    ports[0]?.message(faults(RULES, 3));
+    ports[0]?.disconnect();
+    timers.runNext();
+    expect(ports[1]?.posted).toEqual([{ kind: 'subscribe', tabId: 7 }, faults(RULES, 3)]);
+
+    // Its own latest change goes, even before the worker answered it.
+    const more = [...RULES, { ...(RULES[0] as FaultRule), id: 'rule-2' }];
+    source.faults?.set({ rules: more });
+    ports[1]?.disconnect();
+    timers.runNext();
+    expect(ports[2]?.posted).toEqual([{ kind: 'subscribe', tabId: 7 }, faults(more)]);
+  });
+
+  it('sends a change made while no worker was connected once one is, even to no rules', () => {
+    const { runtime, ports } = fakeRuntime();
+    const timers = manualSchedule();
+    const source = connectWorker(7, runtime, { schedule: timers.schedule });
+    ports[0]?.message(faults(RULES));
+    ports[0]?.disconnect();
+    source.faults?.set({ rules: [] });
+    timers.runNext();
+    expect(ports[1]?.posted).toEqual([{ kind: 'subscribe', tabId: 7 }, faults([])]);
+    // Sent: the next reconnect has nothing to send.
+    ports[1]?.disconnect();
+    timers.runNext();
+    expect(ports[2]?.posted).toEqual([{ kind: 'subscribe', tabId: 7 }]);
   });
 });
 
 describe('staticSource', () => {
+  it('has no page, so no fault rules', () => {
+    expect(staticSource(scenario()).faults).toBeUndefined();
+  });
+
   it('gives its entries and clears them locally', () => {
     const source = staticSource(scenario(), 'file.json');
     const updates: SourceUpdate[] = [];

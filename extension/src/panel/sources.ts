@@ -7,7 +7,8 @@
  * the polyfill throws on load. The panel's entry passes `browser.runtime` in.
  */
 
-import type { PanelRequest, TabSettings, TimelineEntry, WorkerUpdate } from '../shared/protocol';
+import { type FaultRuleSet, NO_RULES, parseFaultRules } from '../shared/faults';
+import type { PageState, PanelRequest, TabSettings, TimelineEntry, WorkerUpdate } from '../shared/protocol';
 import { PANEL_PORT } from '../shared/protocol';
 
 /** What a source tells the panel. A new subscriber first gets the current state (`reset`, `settings`, `status`). */
@@ -15,13 +16,30 @@ export type SourceUpdate =
   | { readonly kind: 'reset'; readonly entries: readonly TimelineEntry[] }
   | { readonly kind: 'append'; readonly entries: readonly TimelineEntry[] }
   | { readonly kind: 'settings'; readonly settings: TabSettings }
-  | { readonly kind: 'status'; readonly connected: boolean };
+  | { readonly kind: 'status'; readonly connected: boolean }
+  /** Live sources: whether the tab's page has the extension's relay and uses Retryline (once the worker said). */
+  | { readonly kind: 'page'; readonly page: PageState }
+  /** Live sources: how many older requests the worker's ring dropped since the tab's log was last emptied. */
+  | { readonly kind: 'evicted'; readonly evicted: number }
+  /** The tab's fault rules as the worker keeps them (live sources; replayed to a new subscriber when there are some). */
+  | { readonly kind: 'faults'; readonly set: FaultRuleSet };
+
+/** Fault injection in the tab a live source shows. */
+export interface SourceFaults {
+  /**
+   * Asks the worker to replace the tab's rules (checked already: an invalid set is ignored whole).
+   * What the tab then has arrives as a `faults` update, the same in every panel of the tab.
+   */
+  set(set: FaultRuleSet): void;
+}
 
 export interface PanelSource {
   /** Whether a tab feeds it (Record, Preserve log and Clear then act on the worker). */
   readonly live: boolean;
   /** Names the data, for exports: the tab, or the file it came from. */
   readonly label: string;
+  /** Fault injection, where a tab feeds the source (a recording has no page to fault). */
+  readonly faults?: SourceFaults;
   subscribe(listener: (update: SourceUpdate) => void): () => void;
   clear(): void;
   updateSettings(settings: Partial<TabSettings>): void;
@@ -107,9 +125,22 @@ export function connectWorker(
   let failures = 0;
   let cancelReconnect: (() => void) | undefined;
   let closed = false;
+  // Unknown until the worker's snapshot.
+  let page: PageState | undefined;
+  let evicted = 0;
+  // The tab's fault rules as the worker last told them; the ones this panel wants, sent again after
+  // every subscribe (a worker that stopped forgot them); and whether a change found no port open.
+  let shownFaults: FaultRuleSet = NO_RULES;
+  let wantedFaults: FaultRuleSet = NO_RULES;
+  let faultsUnsent = false;
 
   const emit = (update: SourceUpdate) => {
     for (const listener of listeners) listener(update);
+  };
+  const setEvicted = (value: number) => {
+    if (evicted === value) return;
+    evicted = value;
+    emit({ kind: 'evicted', evicted });
   };
   const setConnected = (value: boolean) => {
     if (connected === value) return;
@@ -132,6 +163,9 @@ export function connectWorker(
         settings = update.settings;
         emit({ kind: 'settings', settings });
         reset(settings.preserveLog ? [...update.entries] : fromLastNavigation(update.entries));
+        page = update.page;
+        emit({ kind: 'page', page });
+        setEvicted(update.evicted);
         return;
       case 'append': {
         if (!settings.preserveLog && update.entries.some((e) => e.type === 'navigation')) {
@@ -147,11 +181,26 @@ export function connectWorker(
       }
       case 'cleared':
         reset([]);
+        setEvicted(0);
+        return;
+      case 'page':
+        page = update.page;
+        emit({ kind: 'page', page });
+        return;
+      case 'evicted':
+        setEvicted(update.evicted);
         return;
       case 'settings':
         settings = update.settings;
         emit({ kind: 'settings', settings });
         return;
+      case 'faults': {
+        const { kind: _kind, tabId: _tabId, ...set } = update;
+        shownFaults = set;
+        wantedFaults = set;
+        emit({ kind: 'faults', set });
+        return;
+      }
     }
   };
 
@@ -160,6 +209,21 @@ export function connectWorker(
       port?.postMessage(request);
     } catch {
       // A port of a stopped worker throws; its onDisconnect reconnects.
+    }
+  };
+
+  const sendFaults = () => {
+    const open = port;
+    faultsUnsent = true;
+    if (!open) return;
+    const { rules, seed } = wantedFaults;
+    try {
+      open.postMessage(
+        seed === undefined ? { kind: 'faults', tabId, rules } : { kind: 'faults', tabId, rules, seed },
+      );
+      faultsUnsent = false;
+    } catch {
+      // A port of a stopped worker throws: the rules go again after the next subscribe.
     }
   };
 
@@ -185,6 +249,8 @@ export function connectWorker(
       retry();
     });
     post({ kind: 'subscribe', tabId });
+    // Ports only go with the worker (or the extension): whatever this panel had set, it sets again.
+    if (wantedFaults.rules.length > 0 || faultsUnsent) sendFaults();
   };
 
   const retry = () => {
@@ -203,10 +269,20 @@ export function connectWorker(
       listener({ kind: 'reset', entries: entries.slice() });
       listener({ kind: 'settings', settings });
       listener({ kind: 'status', connected });
+      if (page) listener({ kind: 'page', page });
+      if (evicted > 0) listener({ kind: 'evicted', evicted });
+      if (shownFaults.rules.length > 0) listener({ kind: 'faults', set: shownFaults });
       return () => listeners.delete(listener);
+    },
+    faults: {
+      set(set) {
+        wantedFaults = set;
+        sendFaults();
+      },
     },
     clear() {
       reset([]);
+      setEvicted(0);
       post({ kind: 'clear', tabId });
     },
     updateSettings(change) {
@@ -245,7 +321,10 @@ function readUpdate(message: unknown, tabId: number): WorkerUpdate | undefined {
   if (update.tabId !== tabId) return undefined;
   switch (update.kind) {
     case 'snapshot':
-      return Array.isArray(update.entries) && isSettings(update.settings)
+      return Array.isArray(update.entries) &&
+        isSettings(update.settings) &&
+        isPageState(update.page) &&
+        isCount(update.evicted)
         ? (message as WorkerUpdate)
         : undefined;
     case 'append':
@@ -254,10 +333,30 @@ function readUpdate(message: unknown, tabId: number): WorkerUpdate | undefined {
       return message as WorkerUpdate;
     case 'settings':
       return isSettings(update.settings) ? (message as WorkerUpdate) : undefined;
+    case 'page':
+      return isPageState(update.page) ? (message as WorkerUpdate) : undefined;
+    case 'evicted':
+      return isCount(update.evicted) ? (message as WorkerUpdate) : undefined;
+    case 'faults': {
+      const set = parseFaultRules({
+        rules: update.rules,
+        ...(update.seed === undefined ? {} : { seed: update.seed }),
+      });
+      return set && { kind: 'faults', tabId, ...set };
+    }
     default:
       return undefined;
   }
 }
+
+function isPageState(value: unknown): value is PageState {
+  if (typeof value !== 'object' || value === null) return false;
+  const page = value as Partial<Record<string, unknown>>;
+  return typeof page.hooked === 'boolean' && typeof page.detected === 'boolean';
+}
+
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 function isSettings(value: unknown): value is TabSettings {
   if (typeof value !== 'object' || value === null) return false;

@@ -1,0 +1,444 @@
+/**
+ * The Faults tab: rules that make the inspected tab's Retryline requests fail on purpose (a 503,
+ * a network error, a slow answer), to watch the retries they cause, and the rules as an msw test
+ * to keep. The rules shown are the worker's (every panel of the tab shows the same); each change
+ * sends the whole new set, checked first as the worker checks it.
+ */
+
+import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
+import type { RequestRow } from '../model/timeline';
+import type { FaultRule, FaultRuleSet } from '../shared/faults';
+import { mswSnippet } from '../shared/msw-snippet';
+import {
+  type DraftReading,
+  describeRule,
+  draftOf,
+  EMPTY_DRAFT,
+  matchCount,
+  nextRuleId,
+  percentText,
+  RULE_METHODS,
+  type RuleDraft,
+  readDraft,
+  stepsText,
+} from './fault-draft';
+import { tabPanelProps } from './panel-tabs';
+import type { FaultsState } from './use-faults';
+
+/** The name an exported msw test is saved under. */
+export const MSW_TEST_FILE = 'retryline-faults.test.ts';
+
+const NO_ROWS: readonly RequestRow[] = [];
+
+/** A rule being added has its id given when it joins the set. */
+const NEW_RULE = { id: 'new' };
+
+const STEPS_HELP =
+  'One step per attempt, the last repeats: 503 · 429 retry-after=2 · networkError · slow 3s 503 · ' +
+  'a 2xx lets the server answer.';
+
+const enabledCount = (set: FaultRuleSet) => set.rules.filter((rule) => rule.enabled !== false).length;
+
+/** Says that rules are on, wherever the panel is: which tab, or an imported file. */
+export function FaultsBanner(props: { readonly set: FaultRuleSet; readonly onShow?: () => void }) {
+  const active = enabledCount(props.set);
+  if (active === 0) return null;
+  const text = `${active} fault rule${active === 1 ? '' : 's'} active: matching requests get injected failures — shown as injected. Rules are removed when DevTools closes.`;
+  return (
+    <div class="rl-banner rl-banner--warn rl-faults-banner" role="status" data-testid="faults-banner">
+      <span class="rl-faults-banner__text" title={text}>
+        {text}
+      </span>
+      {props.onShow && (
+        <button type="button" class="rl-link" onClick={props.onShow}>
+          Show rules
+        </button>
+      )}
+    </div>
+  );
+}
+
+export interface FaultsTabProps {
+  readonly faults: FaultsState;
+  /** The list's rows, which a pattern being typed is tried on. */
+  readonly rows: readonly RequestRow[];
+  readonly save: (name: string, text: string, type: string) => void;
+  readonly copy: (text: string) => Promise<void>;
+  /** Another tab is shown: the tab keeps what is being typed. */
+  readonly hidden: boolean;
+}
+
+export function FaultsTab({ faults, rows, save, copy, hidden }: FaultsTabProps) {
+  const { rules } = faults.set;
+  // Patterns are tried on the list only while the tab is in view: a live list changes often.
+  const tried = hidden ? NO_ROWS : rows;
+  const [editing, setEditing] = useState<string | undefined>(undefined);
+  // The rule whose Edit button gets the focus back when its form closes.
+  const [returnTo, setReturnTo] = useState<string | undefined>(undefined);
+  const [said, setSaid] = useState('');
+  // Another panel of the tab took the rule being edited away: so goes its form.
+  useEffect(() => {
+    if (editing !== undefined && !rules.some((rule) => rule.id === editing)) setEditing(undefined);
+  }, [rules, editing]);
+
+  // A change from the list's buttons; the forms show their own problems beside their fields.
+  const change = (update: (rules: readonly FaultRule[]) => readonly FaultRule[]) => {
+    const error = faults.change(update);
+    setSaid(error === undefined ? '' : `Not applied: ${error}`);
+  };
+  const closeEdit = (id: string) => {
+    setEditing(undefined);
+    setReturnTo(id);
+  };
+  // What Export saves and Copy copies (the panel's API hands out the same).
+  const text = () => mswSnippet(faults.set);
+  const enabled = enabledCount(faults.set);
+
+  return (
+    <section class="rl-faults" {...tabPanelProps('faults')} hidden={hidden} data-testid="faults-tab">
+      <RuleForm
+        label="Add a fault rule"
+        submitLabel="Add"
+        initial={EMPTY_DRAFT}
+        base={NEW_RULE}
+        rows={tried}
+        onSubmit={(rule) => faults.change((current) => [...current, { ...rule, id: nextRuleId(current) }])}
+      />
+      <h2 class="rl-faults__title" id="rl-fault-rules-title">
+        Rules{' '}
+        <span class="rl-faults__hint">(the first enabled match applies to all of a request’s attempts)</span>
+      </h2>
+      {rules.length === 0 ? (
+        <p class="rl-faults__none" data-testid="no-fault-rules">
+          No rules: requests go to the server as usual.
+        </p>
+      ) : (
+        <ol class="rl-fault-rules" aria-labelledby="rl-fault-rules-title" data-testid="fault-rules">
+          {rules.map((rule) =>
+            editing === rule.id ? (
+              <li key={rule.id} class="rl-fault-rule rl-fault-rule--editing">
+                <RuleForm
+                  label={`Edit ${describeRule(rule)}`}
+                  submitLabel="Save"
+                  initial={draftOf(rule)}
+                  base={rule}
+                  rows={tried}
+                  onSubmit={(edited) => {
+                    const error = faults.change((current) =>
+                      current.map((each) => (each.id === rule.id ? edited : each)),
+                    );
+                    if (error === undefined) closeEdit(rule.id);
+                    return error;
+                  }}
+                  onCancel={() => closeEdit(rule.id)}
+                />
+              </li>
+            ) : (
+              <RuleItem
+                key={rule.id}
+                rule={rule}
+                focusEdit={returnTo === rule.id}
+                onToggle={() =>
+                  change((current) => current.map((each) => (each.id === rule.id ? toggled(each) : each)))
+                }
+                onEdit={() => {
+                  setReturnTo(undefined);
+                  setEditing(rule.id);
+                }}
+                onRemove={() => change((current) => current.filter((each) => each.id !== rule.id))}
+              />
+            ),
+          )}
+        </ol>
+      )}
+      <div class="rl-faults__actions">
+        <button
+          type="button"
+          class="rl-button"
+          data-testid="export-msw"
+          disabled={enabled === 0}
+          title="Save the enabled rules as a vitest file using @retryline/msw"
+          onClick={() => {
+            save(MSW_TEST_FILE, text(), 'text/typescript');
+            setSaid(`Saved ${MSW_TEST_FILE}.`);
+          }}
+        >
+          Export as msw test
+        </button>
+        <button
+          type="button"
+          class="rl-button"
+          data-testid="copy-msw"
+          disabled={enabled === 0}
+          onClick={() =>
+            copy(text()).then(
+              () => setSaid('Copied the msw test.'),
+              (error: Error) => setSaid(`Could not copy: ${error.message}`),
+            )
+          }
+        >
+          Copy msw test
+        </button>
+        <button
+          type="button"
+          class="rl-button"
+          data-testid="remove-all-faults"
+          disabled={rules.length === 0}
+          onClick={() => change(() => [])}
+        >
+          Remove all
+        </button>
+        <span class="rl-faults__said" role="status" data-testid="faults-said">
+          {said}
+        </span>
+      </div>
+      <p class="rl-faults__notes" data-testid="faults-notes">
+        Only requests sent through Retryline’s adapters (fetch, axios, ky) in this tab are faulted; others are
+        untouched. A page opts out with <code>{'<meta name="retryline-faults" content="off">'}</code>.
+        Production builds leave fault injection out. The rules last while DevTools is open on this tab.
+      </p>
+    </section>
+  );
+}
+
+const toggled = (rule: FaultRule): FaultRule => {
+  if (rule.enabled !== false) return { ...rule, enabled: false };
+  const { enabled: _enabled, ...on } = rule;
+  return on;
+};
+
+interface RuleItemProps {
+  readonly rule: FaultRule;
+  /** Its form just closed: the focus goes back to its Edit button. */
+  readonly focusEdit: boolean;
+  readonly onToggle: () => void;
+  readonly onEdit: () => void;
+  readonly onRemove: () => void;
+}
+
+function RuleItem({ rule, focusEdit, onToggle, onEdit, onRemove }: RuleItemProps) {
+  const edit = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (focusEdit) edit.current?.focus();
+  }, [focusEdit]);
+  const on = rule.enabled !== false;
+  const name = describeRule(rule);
+  return (
+    <li
+      class={`rl-fault-rule${on ? '' : ' rl-fault-rule--off'}`}
+      data-testid="fault-rule"
+      data-rule-id={rule.id}
+    >
+      <input
+        type="checkbox"
+        class="rl-fault-rule__toggle"
+        checked={on}
+        aria-label={`Apply ${name}`}
+        data-testid="fault-toggle"
+        onChange={onToggle}
+      />
+      <span class="rl-fault-rule__method" data-testid="fault-method">
+        {rule.method ?? 'Any'}
+      </span>
+      <code class="rl-fault-rule__url" data-testid="fault-pattern" title={rule.url}>
+        {rule.url === '' ? '(every URL)' : rule.url}
+      </code>
+      <span class="rl-fault-rule__arrow" aria-hidden="true">
+        →
+      </span>
+      <code class="rl-fault-rule__steps" data-testid="fault-steps">
+        {stepsText(rule)}
+      </code>
+      <span class="rl-fault-rule__chance" data-testid="fault-probability" title="Share of matching requests">
+        {percentText(rule)}
+      </span>
+      <span class="rl-fault-rule__buttons">
+        <button
+          type="button"
+          class="rl-button"
+          ref={edit}
+          aria-label={`Edit ${name}`}
+          data-testid="fault-edit"
+          onClick={onEdit}
+        >
+          Edit
+        </button>
+        <button
+          type="button"
+          class="rl-button"
+          aria-label={`Remove ${name}`}
+          data-testid="fault-remove"
+          onClick={onRemove}
+        >
+          Remove
+        </button>
+      </span>
+    </li>
+  );
+}
+
+interface RuleFormProps {
+  /** The form's accessible name. */
+  readonly label: string;
+  readonly submitLabel: string;
+  readonly initial: RuleDraft;
+  /** The rule's id and on/off state (a new rule's id is given when it is added). */
+  readonly base: Pick<FaultRule, 'id' | 'enabled'>;
+  readonly rows: readonly RequestRow[];
+  /** Sends the rule: the set's problem, or `undefined` once sent. */
+  readonly onSubmit: (rule: FaultRule) => string | undefined;
+  /** Editing: Cancel (and Escape) close the form without a change. */
+  readonly onCancel?: () => void;
+}
+
+/** A rule's fields: adding one (the form then empties), or editing one in place. */
+function RuleForm(props: RuleFormProps) {
+  const [draft, setDraft] = useState<RuleDraft>(props.initial);
+  const [setError, setSetError] = useState<string | undefined>(undefined);
+  const id = useId();
+  const reading: DraftReading = useMemo(() => readDraft(draft, props.base), [draft, props.base]);
+  const matched = useMemo(
+    () => matchCount(props.rows, draft.method, draft.url),
+    [props.rows, draft.method, draft.url],
+  );
+  const url = useRef<HTMLInputElement>(null);
+  const editing = props.onCancel !== undefined;
+  useEffect(() => {
+    if (editing) url.current?.focus();
+  }, []);
+
+  const update = (field: keyof RuleDraft) => (event: Event) => {
+    const value = (event.currentTarget as HTMLInputElement | HTMLSelectElement).value;
+    setDraft((current) => ({ ...current, [field]: value }));
+    setSetError(undefined);
+  };
+  const submit = (event: Event) => {
+    event.preventDefault();
+    if (!reading.rule) return;
+    const error = props.onSubmit(reading.rule);
+    setSetError(error);
+    if (error === undefined && !editing) setDraft(EMPTY_DRAFT);
+  };
+  const { errors } = reading;
+  const total = props.rows.length;
+  const matches =
+    matched === undefined
+      ? ''
+      : total === 0
+        ? 'As in the filter box; no request in the list yet to try it on.'
+        : `Matches ${matched} of the ${total} request${total === 1 ? '' : 's'} in the list.`;
+  return (
+    <form
+      class="rl-fault-form"
+      aria-label={props.label}
+      data-testid={editing ? 'fault-edit-form' : 'fault-form'}
+      onSubmit={submit}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && props.onCancel) {
+          event.preventDefault();
+          props.onCancel();
+        }
+      }}
+    >
+      <label class="rl-field rl-field--method">
+        <span class="rl-field__label">Method</span>
+        <select
+          class="rl-select"
+          value={draft.method}
+          data-testid="fault-method-input"
+          onChange={update('method')}
+        >
+          {RULE_METHODS.map((method) => (
+            <option key={method} value={method}>
+              {method === '' ? 'Any' : method}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label class="rl-field rl-field--url">
+        <span class="rl-field__label">URL pattern</span>
+        <input
+          ref={url}
+          type="text"
+          class="rl-input"
+          value={draft.url}
+          placeholder="/api/*"
+          spellcheck={false}
+          autocomplete="off"
+          aria-invalid={errors.url !== undefined}
+          aria-describedby={`${id}-url`}
+          data-testid="fault-url"
+          onInput={update('url')}
+        />
+      </label>
+      <span
+        id={`${id}-url`}
+        class={`rl-field__note rl-field__note--url${errors.url ? ' rl-field__error' : ''}`}
+        data-testid="fault-matches"
+      >
+        {errors.url ?? matches}
+      </span>
+      <label class="rl-field rl-field--steps">
+        <span class="rl-field__label">Steps</span>
+        <input
+          type="text"
+          class="rl-input"
+          value={draft.steps}
+          placeholder="503, 503, 200"
+          spellcheck={false}
+          autocomplete="off"
+          aria-invalid={errors.steps !== undefined}
+          aria-describedby={`${id}-steps`}
+          data-testid="fault-steps-input"
+          onInput={update('steps')}
+        />
+      </label>
+      <label class="rl-field rl-field--percent">
+        <span class="rl-field__label">Probability</span>
+        <span class="rl-field__unit">
+          <input
+            type="number"
+            class="rl-input"
+            value={draft.percent}
+            min={0}
+            max={100}
+            step="any"
+            aria-invalid={errors.percent !== undefined}
+            aria-describedby={errors.percent ? `${id}-percent` : undefined}
+            data-testid="fault-percent"
+            onInput={update('percent')}
+          />
+          %
+        </span>
+      </label>
+      <span class="rl-fault-form__buttons">
+        <button type="submit" class="rl-button" disabled={!reading.rule} data-testid="fault-submit">
+          {props.submitLabel}
+        </button>
+        {props.onCancel && (
+          <button type="button" class="rl-button" data-testid="fault-cancel" onClick={props.onCancel}>
+            Cancel
+          </button>
+        )}
+      </span>
+      <span
+        id={`${id}-steps`}
+        class={`rl-field__note rl-field__note--steps${errors.steps ? ' rl-field__error' : ''}`}
+        aria-live="polite"
+        data-testid="fault-steps-note"
+      >
+        {errors.steps ?? STEPS_HELP}
+      </span>
+      {errors.percent && (
+        <span id={`${id}-percent`} class="rl-field__note rl-field__error" data-testid="fault-percent-error">
+          {errors.percent}
+        </span>
+      )}
+      {setError && (
+        <span class="rl-field__note rl-field__error" role="alert" data-testid="fault-set-error">
+          {setError}
+        </span>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * The tab's fault rules, as the panel holds them: what the worker last said the tab has (so every
+ * panel of the tab shows the same rules), and a way to change them that checks the new set first.
+ */
+
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type FaultRule, type FaultRuleSet, NO_RULES, validateFaultRules } from '../shared/faults';
+import type { PanelSource } from './sources';
+
+export interface FaultsState {
+  /** The tab's rules, as the worker keeps them. */
+  readonly set: FaultRuleSet;
+  /**
+   * Replaces the tab's rules with `change(rules)`, checked whole with `validateFaultRules` as the
+   * worker checks them: the problem (`rules[1].url: …`), or `undefined` once asked for. `rules`
+   * includes changes asked for whose answer has not come back yet, so quick changes add up.
+   */
+  readonly change: (change: (rules: readonly FaultRule[]) => readonly FaultRule[]) => string | undefined;
+}
+
+/** The fault rules of `source`'s tab, or `undefined` for a source without a page (a recording). */
+export function useFaults(source: PanelSource): FaultsState | undefined {
+  const [set, setSet] = useState<FaultRuleSet>(NO_RULES);
+  // The latest set: the worker's last word, or a change asked for since.
+  const latest = useRef<FaultRuleSet>(NO_RULES);
+  const faults = source.faults;
+
+  useEffect(() => {
+    latest.current = NO_RULES;
+    setSet(NO_RULES);
+    if (!faults) return;
+    return source.subscribe((update) => {
+      if (update.kind !== 'faults') return;
+      latest.current = update.set;
+      setSet(update.set);
+    });
+  }, [source]);
+
+  if (!faults) return undefined;
+  return {
+    set,
+    change(change) {
+      const { seed } = latest.current;
+      const checked = validateFaultRules({
+        rules: change(latest.current.rules),
+        ...(seed === undefined ? {} : { seed }),
+      });
+      if (!checked.ok) return checked.error;
+      latest.current = checked.value;
+      faults.set(checked.value);
+      return undefined;
+    },
+  };
+}
