@@ -153,6 +153,19 @@ const dockedLayout = () => {
   };
 };
 
+/** Presses `/` with the focus on nothing in particular; whether the panel took it as a shortcut. */
+const pressSlash = () => {
+  const event = new KeyboardEvent('keydown', { key: '/', bubbles: true, cancelable: true });
+  (document.activeElement ?? document.body).dispatchEvent(event);
+  return event.defaultPrevented;
+};
+/** The focused element's test id, and whether it is drawn (a hidden element takes no focus). */
+const focused = () => {
+  const element = document.activeElement as HTMLElement | null;
+  const rect = element?.getBoundingClientRect();
+  return { testId: element?.dataset.testid ?? null, drawn: (rect?.width ?? 0) > 0 };
+};
+
 describe.each(browsers)('the Faults tab in $name', ({ dir, launch }) => {
   let server: FaultServer;
   let sink: OutboundSink;
@@ -312,4 +325,21 @@ describe.each(browsers)('the Faults tab in $name', ({ dir, launch }) => {
     await expect.poll(() => tab.evaluate(call, '/api/orders'), { timeout: 10_000 }).toEqual(UNTOUCHED);
     await tab.close();
   }, 120_000);
+
+  it('from the Faults tab, / shows the Requests tab with the filter focused', async () => {
+    const { tab, id } = await appTab();
+    const panel = await browser.open(browser.extensionUrl(`panel.html?tabId=${id}`));
+    await expect.poll(() => panel.evaluate(text, false, '[role="tab"]'), { timeout: 10_000 }).toHaveLength(2);
+    await panel.evaluate(click, false, 'tab-faults');
+    expect(await panel.evaluate(text, false, '[role="tab"][aria-selected="true"]')).toEqual([
+      expect.stringMatching(/^Faults/),
+    ]);
+
+    // The filter is out of view in the Faults tab: the shortcut shows it before focusing it.
+    expect(await panel.evaluate(pressSlash)).toBe(true);
+    await expect.poll(() => panel.evaluate(focused)).toEqual({ testId: 'filter', drawn: true });
+    expect(await panel.evaluate(text, false, '[role="tab"][aria-selected="true"]')).toEqual(['Requests']);
+    await panel.close();
+    await tab.close();
+  }, 60_000);
 });

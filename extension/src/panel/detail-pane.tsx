@@ -57,84 +57,97 @@ export function DetailPane({ row, onClose, copy, reveal }: DetailPaneProps) {
         </button>
       </header>
       <DetailActions row={row} copy={copy} reveal={reveal} />
-      <dl class="rl-facts">
-        <dt>Outcome</dt>
-        <dd data-testid="detail-outcome">
-          {outcomeLabel(row.outcome)}
-          {row.status === undefined ? '' : ` · ${row.status}`}
-        </dd>
-        <dt>Client</dt>
-        <dd>
-          {row.client}
-          {row.operation === undefined ? '' : ` · ${row.operation}`}
-        </dd>
-        <dt>Attempts</dt>
-        <dd data-testid="detail-attempts">
-          {row.attempts.length}
-          {row.injected > 0 ? ` (${row.injected} ${INJECTED_BY})` : ''}
-        </dd>
-        {row.truncated ? (
-          <>
-            <dt>Not recorded</dt>
-            <dd data-testid="detail-truncated">{truncationText(row.truncated)}</dd>
-          </>
-        ) : null}
-        <dt>Started</dt>
-        <dd>
-          {clockTime(row.start)}
-          {row.complete ? '' : ' (inferred: the request’s start was not recorded)'}
-        </dd>
-        {row.end === undefined ? null : (
-          <>
-            <dt>Took</dt>
-            <dd>
-              {formatMs(row.end - row.start)}
-              {row.totalDelay === undefined ? '' : `, of which waiting ${formatMs(row.totalDelay)}`}
-            </dd>
-          </>
-        )}
-        {row.error ? (
-          <>
-            <dt>Error</dt>
-            <dd class="rl-error">{errorText(row.error)}</dd>
-          </>
-        ) : null}
-        <dt>Request id</dt>
-        <dd class="rl-mono">{row.requestId}</dd>
-        {/* With the id, what names the request: another frame may use the same id for its own. */}
-        <dt title="The origin of the frame (or process) that sent this request’s events">Sent by</dt>
-        <dd class="rl-mono" data-testid="detail-source">
-          {row.source}
-        </dd>
-      </dl>
-
-      <ol class="rl-timeline">
-        {steps(row).map((step) =>
-          step.kind === 'attempt' ? (
-            <li key={`a${step.attempt.n}`} class="rl-step" data-testid="detail-attempt">
-              <AttemptDetail attempt={step.attempt} />
-            </li>
-          ) : step.kind === 'wait' ? (
-            <li key={`w${step.index}`} class="rl-step rl-step--wait" data-testid="detail-wait">
-              <h3 class="rl-step__title">Wait: {waitLabel(step.wait)}</h3>
-              <ul class="rl-computation">
-                {waitComputation(step.wait).map((line) => (
-                  <li key={line}>{line}</li>
-                ))}
-              </ul>
-              <p class="rl-step__meta">from {clockTime(step.wait.start)}</p>
-            </li>
-          ) : (
-            <li key={`g${step.index}`} class="rl-step rl-step--wait" data-testid="detail-guard">
-              <h3 class="rl-step__title">Held back: {guardLabel(step.guard)}</h3>
-              <p class="rl-step__meta">
-                {step.guard.guard} for {step.guard.key}, before attempt {step.guard.attempt}
-              </p>
-            </li>
-          ),
-        )}
-      </ol>
+      <RequestFacts row={row} />
+      <RequestSteps row={row} />
     </aside>
+  );
+}
+
+/** What is known of the request as a whole: its outcome, client, attempts, timing, error and ids. */
+function RequestFacts({ row }: { readonly row: RequestRow }) {
+  return (
+    <dl class="rl-facts">
+      <dt>Outcome</dt>
+      <dd data-testid="detail-outcome">
+        {outcomeLabel(row.outcome)}
+        {row.status === undefined ? '' : ` · ${row.status}`}
+      </dd>
+      <dt>Client</dt>
+      <dd>
+        {row.client}
+        {row.operation === undefined ? '' : ` · ${row.operation}`}
+      </dd>
+      <dt>Attempts</dt>
+      <dd data-testid="detail-attempts">
+        {row.attempts.length}
+        {row.injected > 0 ? ` (${row.injected} ${INJECTED_BY})` : ''}
+      </dd>
+      {row.truncated ? (
+        <>
+          <dt>Not recorded</dt>
+          <dd data-testid="detail-truncated">{truncationText(row.truncated)}</dd>
+        </>
+      ) : null}
+      <dt>Started</dt>
+      <dd>
+        {clockTime(row.start)}
+        {row.complete ? '' : ' (inferred: the request’s start was not recorded)'}
+      </dd>
+      {row.end === undefined ? null : (
+        <>
+          <dt>Took</dt>
+          <dd>
+            {formatMs(row.end - row.start)}
+            {row.totalDelay === undefined ? '' : `, of which waiting ${formatMs(row.totalDelay)}`}
+          </dd>
+        </>
+      )}
+      {row.error ? (
+        <>
+          <dt>Error</dt>
+          <dd class="rl-error">{errorText(row.error)}</dd>
+        </>
+      ) : null}
+      <dt>Request id</dt>
+      <dd class="rl-mono">{row.requestId}</dd>
+      {/* With the id, what names the request: another frame may use the same id for its own. */}
+      <dt title="The origin of the frame (or process) that sent this request’s events">Sent by</dt>
+      <dd class="rl-mono" data-testid="detail-source">
+        {row.source}
+      </dd>
+    </dl>
+  );
+}
+
+/** The request's attempts in order, with the waits between them and the guards that held them back. */
+function RequestSteps({ row }: { readonly row: RequestRow }) {
+  return (
+    <ol class="rl-timeline">
+      {steps(row).map((step) =>
+        step.kind === 'attempt' ? (
+          <li key={`a${step.attempt.n}`} class="rl-step" data-testid="detail-attempt">
+            <AttemptDetail attempt={step.attempt} />
+          </li>
+        ) : step.kind === 'wait' ? (
+          <li key={`w${step.index}`} class="rl-step rl-step--wait" data-testid="detail-wait">
+            <h3 class="rl-step__title">Wait: {waitLabel(step.wait)}</h3>
+            <ul class="rl-computation">
+              {waitComputation(step.wait).map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+            <p class="rl-step__meta">from {clockTime(step.wait.start)}</p>
+          </li>
+        ) : (
+          <li key={`g${step.index}`} class="rl-step rl-step--wait" data-testid="detail-guard">
+            <h3 class="rl-step__title">Held back: {guardLabel(step.guard)}</h3>
+            <p class="rl-step__meta">
+              {step.guard.guard} for {step.guard.key}, before attempt {step.guard.attempt}
+            </p>
+          </li>
+        ),
+      )}
+    </ol>
   );
 }
 

@@ -395,3 +395,74 @@ describe('the Faults tab', () => {
     expect((within(form()).getByTestId('fault-steps-input') as HTMLInputElement).value).toBe('503');
   });
 });
+
+describe('the Faults tab from the keyboard', () => {
+  const rule = (id: string, url: string): FaultRule => ({ id, url, steps: [{ step: 'networkError' }] });
+  const remove = (url: string) =>
+    screen.getByRole('button', { name: `Remove Any method ${url} → networkError` });
+  /** Presses a rule's Remove button as the keyboard does: the focus is on it. */
+  const pressRemove = (url: string) => {
+    const button = remove(url);
+    button.focus();
+    fireEvent.click(button);
+  };
+
+  it('shows the Requests tab and focuses the filter for / and Ctrl+F pressed in the Faults tab', () => {
+    mount(faultSource().source);
+    openFaults();
+    const faultsTab = screen.getByRole('tab', { name: /^Faults/ });
+    faultsTab.focus();
+    expect(fireEvent.keyDown(faultsTab, { key: '/' })).toBe(false);
+    expect(screen.getByRole('tab', { name: 'Requests' }).getAttribute('aria-selected')).toBe('true');
+    expect(screen.getByTestId('faults-tab').hidden).toBe(true);
+    expect(document.activeElement).toBe(screen.getByTestId('filter'));
+
+    // In a field of the Faults tab, / is typed; Ctrl+F still goes to the filter.
+    openFaults();
+    const url = within(form()).getByTestId('fault-url');
+    url.focus();
+    expect(fireEvent.keyDown(url, { key: '/' })).toBe(true);
+    expect(screen.getByTestId('faults-tab').hidden).toBe(false);
+    expect(document.activeElement).toBe(url);
+    expect(fireEvent.keyDown(url, { key: 'f', ctrlKey: true })).toBe(false);
+    expect(document.querySelector('.rl-app')?.getAttribute('data-tab')).toBe('requests');
+    expect(document.activeElement).toBe(screen.getByTestId('filter'));
+  });
+
+  it('moves the focus from a removed rule’s Remove button to the next rule’s, else the previous one’s, else the Add form', () => {
+    const rules = [rule('rule-1', 'orders'), rule('rule-2', 'pay'), rule('rule-3', 'cart')];
+    const { source, answer } = faultSource(scenario(), { rules });
+    mount(source);
+    openFaults();
+
+    pressRemove('pay');
+    answer();
+    expect(document.activeElement).toBe(remove('cart'));
+    pressRemove('cart');
+    answer();
+    expect(document.activeElement).toBe(remove('orders'));
+    pressRemove('orders');
+    answer();
+    expect(screen.getByTestId('no-fault-rules')).toBeTruthy();
+    expect(document.activeElement).toBe(within(form()).getByTestId('fault-method-input'));
+  });
+
+  it('moves the focus to the Add form after Remove all, and leaves it where it was moved before the worker answered', () => {
+    const rules = [rule('rule-1', 'orders'), rule('rule-2', 'pay')];
+    const { source, answer } = faultSource(scenario(), { rules });
+    mount(source);
+    openFaults();
+
+    pressRemove('orders');
+    const steps = within(form()).getByTestId('fault-steps-input');
+    steps.focus();
+    answer();
+    expect(document.activeElement).toBe(steps);
+
+    const removeAll = screen.getByTestId('remove-all-faults');
+    removeAll.focus();
+    fireEvent.click(removeAll);
+    answer();
+    expect(document.activeElement).toBe(within(form()).getByTestId('fault-method-input'));
+  });
+});

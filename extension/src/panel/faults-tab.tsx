@@ -5,11 +5,13 @@
  * sends the whole new set, checked first as the worker checks it.
  */
 
+import type { RefObject } from 'preact';
 import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { RequestRow } from '../model/timeline';
 import type { FaultRule, FaultRuleSet } from '../shared/faults';
 import { mswSnippet } from '../shared/msw-snippet';
 import {
+  type DraftErrors,
   type DraftReading,
   describeRule,
   draftOf,
@@ -72,30 +74,31 @@ export function FaultsTab({ faults, rows, save, copy, hidden }: FaultsTabProps) 
   const { rules } = faults.set;
   // Patterns are tried on the list only while the tab is in view: a live list changes often.
   const tried = hidden ? NO_ROWS : rows;
-  const [editing, setEditing] = useState<string | undefined>(undefined);
-  // The rule whose Edit button gets the focus back when its form closes.
-  const [returnTo, setReturnTo] = useState<string | undefined>(undefined);
   const [said, setSaid] = useState('');
-  // Another panel of the tab took the rule being edited away: so goes its form.
-  useEffect(() => {
-    if (editing !== undefined && !rules.some((rule) => rule.id === editing)) setEditing(undefined);
-  }, [rules, editing]);
-
+  const section = useRef<HTMLElement>(null);
+  const focusAfterRemoving = useFocusAfterRemoving(rules, section);
   // A change from the list's buttons; the forms show their own problems beside their fields.
-  const change = (update: (rules: readonly FaultRule[]) => readonly FaultRule[]) => {
+  const change = (update: RuleSetChange) => {
     const error = faults.change(update);
     setSaid(error === undefined ? '' : `Not applied: ${error}`);
+    return error;
   };
-  const closeEdit = (id: string) => {
-    setEditing(undefined);
-    setReturnTo(id);
+  const remove = (rule: FaultRule) => {
+    const error = change((current) => current.filter((each) => each.id !== rule.id));
+    if (error === undefined) focusAfterRemoving([rule.id]);
   };
-  // What Export saves and Copy copies (the panel's API hands out the same).
-  const text = () => mswSnippet(faults.set);
-  const enabled = enabledCount(faults.set);
+  const removeAll = () => {
+    if (change(() => []) === undefined) focusAfterRemoving(rules.map((rule) => rule.id));
+  };
 
   return (
-    <section class="rl-faults" {...tabPanelProps('faults')} hidden={hidden} data-testid="faults-tab">
+    <section
+      class="rl-faults"
+      ref={section}
+      {...tabPanelProps('faults')}
+      hidden={hidden}
+      data-testid="faults-tab"
+    >
       <RuleForm
         label="Add a fault rule"
         submitLabel="Add"
@@ -108,96 +111,192 @@ export function FaultsTab({ faults, rows, save, copy, hidden }: FaultsTabProps) 
         Rules{' '}
         <span class="rl-faults__hint">(the first enabled match applies to all of a request’s attempts)</span>
       </h2>
-      {rules.length === 0 ? (
-        <p class="rl-faults__none" data-testid="no-fault-rules">
-          No rules: requests go to the server as usual.
-        </p>
-      ) : (
-        <ol class="rl-fault-rules" aria-labelledby="rl-fault-rules-title" data-testid="fault-rules">
-          {rules.map((rule) =>
-            editing === rule.id ? (
-              <li key={rule.id} class="rl-fault-rule rl-fault-rule--editing">
-                <RuleForm
-                  label={`Edit ${describeRule(rule)}`}
-                  submitLabel="Save"
-                  initial={draftOf(rule)}
-                  base={rule}
-                  rows={tried}
-                  onSubmit={(edited) => {
-                    const error = faults.change((current) =>
-                      current.map((each) => (each.id === rule.id ? edited : each)),
-                    );
-                    if (error === undefined) closeEdit(rule.id);
-                    return error;
-                  }}
-                  onCancel={() => closeEdit(rule.id)}
-                />
-              </li>
-            ) : (
-              <RuleItem
-                key={rule.id}
-                rule={rule}
-                focusEdit={returnTo === rule.id}
-                onToggle={() =>
-                  change((current) => current.map((each) => (each.id === rule.id ? toggled(each) : each)))
-                }
-                onEdit={() => {
-                  setReturnTo(undefined);
-                  setEditing(rule.id);
-                }}
-                onRemove={() => change((current) => current.filter((each) => each.id !== rule.id))}
-              />
-            ),
-          )}
-        </ol>
-      )}
-      <div class="rl-faults__actions">
-        <button
-          type="button"
-          class="rl-button"
-          data-testid="export-msw"
-          disabled={enabled === 0}
-          title="Save the enabled rules as a vitest file using @retryline/msw"
-          onClick={() => {
-            save(MSW_TEST_FILE, text(), 'text/typescript');
-            setSaid(`Saved ${MSW_TEST_FILE}.`);
-          }}
-        >
-          Export as msw test
-        </button>
-        <button
-          type="button"
-          class="rl-button"
-          data-testid="copy-msw"
-          disabled={enabled === 0}
-          onClick={() =>
-            copy(text()).then(
-              () => setSaid('Copied the msw test.'),
-              (error: Error) => setSaid(`Could not copy: ${error.message}`),
-            )
-          }
-        >
-          Copy msw test
-        </button>
-        <button
-          type="button"
-          class="rl-button"
-          data-testid="remove-all-faults"
-          disabled={rules.length === 0}
-          onClick={() => change(() => [])}
-        >
-          Remove all
-        </button>
-        <span class="rl-faults__said" role="status" data-testid="faults-said">
-          {said}
-        </span>
-      </div>
+      <RuleList faults={faults} rows={tried} change={change} onRemove={remove} />
+      <FaultsActions
+        set={faults.set}
+        save={save}
+        copy={copy}
+        said={said}
+        onSaid={setSaid}
+        onRemoveAll={removeAll}
+      />
       <p class="rl-faults__notes" data-testid="faults-notes">
         Only requests sent through Retryline’s adapters (fetch, axios, ky) in this tab are faulted; others are
         untouched. A page opts out with <code>{'<meta name="retryline-faults" content="off">'}</code>.
         Production builds leave fault injection out. The rules last while DevTools is open on this tab.
       </p>
     </section>
+  );
+}
+
+type RuleSetChange = (rules: readonly FaultRule[]) => readonly FaultRule[];
+
+/** Whether the focus is where no key reaches it: on nothing, on an element gone, or on a disabled button. */
+function focusLost(document: Document): boolean {
+  const focused = document.activeElement as (HTMLElement & { disabled?: boolean }) | null;
+  return !focused || focused === document.body || !focused.isConnected || focused.disabled === true;
+}
+
+/**
+ * Keeps the focus in the tab when rules are removed. A rule goes once the worker's set no longer
+ * has it, and its Remove button with it: the focus then moves to the Remove button now in its
+ * place (the next rule's), else to the last rule's (the previous one), else, the list being empty,
+ * to the Add form's first field. Returns what to call once the removal of `ids` has been sent.
+ */
+function useFocusAfterRemoving(rules: readonly FaultRule[], root: RefObject<HTMLElement | null>) {
+  const removing = useRef<{ readonly ids: readonly string[]; readonly at: number } | undefined>(undefined);
+  useEffect(() => {
+    const pending = removing.current;
+    const element = root.current;
+    if (!pending || !element || rules.some((rule) => pending.ids.includes(rule.id))) return;
+    removing.current = undefined;
+    // Focus the user has moved elsewhere since stays where it is.
+    if (!focusLost(element.ownerDocument)) return;
+    const items = element.querySelectorAll<HTMLElement>('[data-testid="fault-rules"] > li');
+    const item = items[Math.min(pending.at, items.length - 1)];
+    const target = item
+      ? (item.querySelector<HTMLElement>('[data-testid="fault-remove"]') ?? firstField(item))
+      : firstField(element.querySelector('[data-testid="fault-form"]'));
+    target?.focus();
+  }, [rules]);
+  return (ids: readonly string[]) => {
+    const at = rules.findIndex((rule) => ids.includes(rule.id));
+    removing.current = { ids, at: Math.max(at, 0) };
+  };
+}
+
+const firstField = (container: Element | null) =>
+  container?.querySelector<HTMLElement>('select, input, textarea, button') ?? undefined;
+
+interface RuleListProps {
+  readonly faults: FaultsState;
+  /** The rows a pattern being edited is tried on. */
+  readonly rows: readonly RequestRow[];
+  /** Sends a change from the list's buttons: the set's problem, or `undefined` once sent. */
+  readonly change: (update: RuleSetChange) => string | undefined;
+  readonly onRemove: (rule: FaultRule) => void;
+}
+
+/** The tab's rules, in the order they are tried, each shown or being edited in place. */
+function RuleList({ faults, rows, change, onRemove }: RuleListProps) {
+  const { rules } = faults.set;
+  const [editing, setEditing] = useState<string | undefined>(undefined);
+  // The rule whose Edit button gets the focus back when its form closes.
+  const [returnTo, setReturnTo] = useState<string | undefined>(undefined);
+  // Another panel of the tab took the rule being edited away: so goes its form.
+  useEffect(() => {
+    if (editing !== undefined && !rules.some((rule) => rule.id === editing)) setEditing(undefined);
+  }, [rules, editing]);
+  const closeEdit = (id: string) => {
+    setEditing(undefined);
+    setReturnTo(id);
+  };
+
+  if (rules.length === 0) {
+    return (
+      <p class="rl-faults__none" data-testid="no-fault-rules">
+        No rules: requests go to the server as usual.
+      </p>
+    );
+  }
+  return (
+    <ol class="rl-fault-rules" aria-labelledby="rl-fault-rules-title" data-testid="fault-rules">
+      {rules.map((rule) =>
+        editing === rule.id ? (
+          <li key={rule.id} class="rl-fault-rule rl-fault-rule--editing">
+            <RuleForm
+              label={`Edit ${describeRule(rule)}`}
+              submitLabel="Save"
+              initial={draftOf(rule)}
+              base={rule}
+              rows={rows}
+              onSubmit={(edited) => {
+                const error = faults.change((current) =>
+                  current.map((each) => (each.id === rule.id ? edited : each)),
+                );
+                if (error === undefined) closeEdit(rule.id);
+                return error;
+              }}
+              onCancel={() => closeEdit(rule.id)}
+            />
+          </li>
+        ) : (
+          <RuleItem
+            key={rule.id}
+            rule={rule}
+            focusEdit={returnTo === rule.id}
+            onToggle={() =>
+              change((current) => current.map((each) => (each.id === rule.id ? toggled(each) : each)))
+            }
+            onEdit={() => {
+              setReturnTo(undefined);
+              setEditing(rule.id);
+            }}
+            onRemove={() => onRemove(rule)}
+          />
+        ),
+      )}
+    </ol>
+  );
+}
+
+interface FaultsActionsProps {
+  readonly set: FaultRuleSet;
+  readonly save: (name: string, text: string, type: string) => void;
+  readonly copy: (text: string) => Promise<void>;
+  /** What the tab last said of a change, an export or a copy. */
+  readonly said: string;
+  readonly onSaid: (said: string) => void;
+  readonly onRemoveAll: () => void;
+}
+
+/** The rules as an msw test (saved or copied), and Remove all. */
+function FaultsActions({ set, save, copy, said, onSaid, onRemoveAll }: FaultsActionsProps) {
+  // What Export saves and Copy copies (the panel's API hands out the same).
+  const text = () => mswSnippet(set);
+  const enabled = enabledCount(set);
+  return (
+    <div class="rl-faults__actions">
+      <button
+        type="button"
+        class="rl-button"
+        data-testid="export-msw"
+        disabled={enabled === 0}
+        title="Save the enabled rules as a vitest file using @retryline/msw"
+        onClick={() => {
+          save(MSW_TEST_FILE, text(), 'text/typescript');
+          onSaid(`Saved ${MSW_TEST_FILE}.`);
+        }}
+      >
+        Export as msw test
+      </button>
+      <button
+        type="button"
+        class="rl-button"
+        data-testid="copy-msw"
+        disabled={enabled === 0}
+        onClick={() =>
+          copy(text()).then(
+            () => onSaid('Copied the msw test.'),
+            (error: Error) => onSaid(`Could not copy: ${error.message}`),
+          )
+        }
+      >
+        Copy msw test
+      </button>
+      <button
+        type="button"
+        class="rl-button"
+        data-testid="remove-all-faults"
+        disabled={set.rules.length === 0}
+        onClick={onRemoveAll}
+      >
+        Remove all
+      </button>
+      <span class="rl-faults__said" role="status" data-testid="faults-said">
+        {said}
+      </span>
+    </div>
   );
 }
 
@@ -320,13 +419,6 @@ function RuleForm(props: RuleFormProps) {
     if (error === undefined && !editing) setDraft(EMPTY_DRAFT);
   };
   const { errors } = reading;
-  const total = props.rows.length;
-  const matches =
-    matched === undefined
-      ? ''
-      : total === 0
-        ? 'As in the filter box; no request in the list yet to try it on.'
-        : `Matches ${matched} of the ${total} request${total === 1 ? '' : 's'} in the list.`;
   return (
     <form
       class="rl-fault-form"
@@ -340,6 +432,68 @@ function RuleForm(props: RuleFormProps) {
         }
       }}
     >
+      <DraftFields
+        id={id}
+        draft={draft}
+        errors={errors}
+        urlNote={errors.url ?? matchesText(matched, props.rows.length)}
+        url={url}
+        update={update}
+      />
+      <span class="rl-fault-form__buttons">
+        <button type="submit" class="rl-button" disabled={!reading.rule} data-testid="fault-submit">
+          {props.submitLabel}
+        </button>
+        {props.onCancel && (
+          <button type="button" class="rl-button" data-testid="fault-cancel" onClick={props.onCancel}>
+            Cancel
+          </button>
+        )}
+      </span>
+      <span
+        id={`${id}-steps`}
+        class={`rl-field__note rl-field__note--steps${errors.steps ? ' rl-field__error' : ''}`}
+        aria-live="polite"
+        data-testid="fault-steps-note"
+      >
+        {errors.steps ?? STEPS_HELP}
+      </span>
+      {errors.percent && (
+        <span id={`${id}-percent`} class="rl-field__note rl-field__error" data-testid="fault-percent-error">
+          {errors.percent}
+        </span>
+      )}
+      {setError && (
+        <span class="rl-field__note rl-field__error" role="alert" data-testid="fault-set-error">
+          {setError}
+        </span>
+      )}
+    </form>
+  );
+}
+
+/** What the pattern being typed matches in the list (nothing to say while it is empty). */
+function matchesText(matched: number | undefined, total: number): string {
+  if (matched === undefined) return '';
+  if (total === 0) return 'As in the filter box; no request in the list yet to try it on.';
+  return `Matches ${matched} of the ${total} request${total === 1 ? '' : 's'} in the list.`;
+}
+
+interface DraftFieldsProps {
+  /** The form's id, which its notes' ids start with. */
+  readonly id: string;
+  readonly draft: RuleDraft;
+  readonly errors: DraftErrors;
+  /** Under the pattern: what is wrong with it, else what it matches. */
+  readonly urlNote: string;
+  readonly url: RefObject<HTMLInputElement | null>;
+  readonly update: (field: keyof RuleDraft) => (event: Event) => void;
+}
+
+/** The rule's method, URL pattern, steps and probability, as typed. */
+function DraftFields({ id, draft, errors, urlNote, url, update }: DraftFieldsProps) {
+  return (
+    <>
       <label class="rl-field rl-field--method">
         <span class="rl-field__label">Method</span>
         <select
@@ -376,7 +530,7 @@ function RuleForm(props: RuleFormProps) {
         class={`rl-field__note rl-field__note--url${errors.url ? ' rl-field__error' : ''}`}
         data-testid="fault-matches"
       >
-        {errors.url ?? matches}
+        {urlNote}
       </span>
       <label class="rl-field rl-field--steps">
         <span class="rl-field__label">Steps</span>
@@ -411,34 +565,6 @@ function RuleForm(props: RuleFormProps) {
           %
         </span>
       </label>
-      <span class="rl-fault-form__buttons">
-        <button type="submit" class="rl-button" disabled={!reading.rule} data-testid="fault-submit">
-          {props.submitLabel}
-        </button>
-        {props.onCancel && (
-          <button type="button" class="rl-button" data-testid="fault-cancel" onClick={props.onCancel}>
-            Cancel
-          </button>
-        )}
-      </span>
-      <span
-        id={`${id}-steps`}
-        class={`rl-field__note rl-field__note--steps${errors.steps ? ' rl-field__error' : ''}`}
-        aria-live="polite"
-        data-testid="fault-steps-note"
-      >
-        {errors.steps ?? STEPS_HELP}
-      </span>
-      {errors.percent && (
-        <span id={`${id}-percent`} class="rl-field__note rl-field__error" data-testid="fault-percent-error">
-          {errors.percent}
-        </span>
-      )}
-      {setError && (
-        <span class="rl-field__note rl-field__error" role="alert" data-testid="fault-set-error">
-          {setError}
-        </span>
-      )}
-    </form>
+    </>
   );
 }

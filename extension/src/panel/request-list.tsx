@@ -89,53 +89,9 @@ export interface RequestListProps {
  */
 export function RequestList(props: RequestListProps) {
   const { items, selectedKey, onSelect, axis, now, follow = false } = props;
-  const scroller = useRef<HTMLDivElement>(null);
   const [axisRef, width] = useWidth<HTMLDivElement>();
-  const [scrollTop, setScrollTop] = useState(0);
-  const [height, setHeight] = useState(0);
-  // Follow new requests while the user is at the bottom, as the Network panel does.
-  const atBottom = useRef(follow);
-
-  useLayoutEffect(() => {
-    const element = scroller.current;
-    if (!element) return;
-    const measure = () => setHeight(element.clientHeight);
-    measure();
-    if (typeof ResizeObserver === 'undefined') return;
-    const observer = new ResizeObserver(measure);
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, []);
-
-  useLayoutEffect(() => {
-    const element = scroller.current;
-    if (!element || !follow || !atBottom.current) return;
-    const bottom = Math.max(0, items.length * ROW_HEIGHT - element.clientHeight);
-    if (element.scrollTop !== bottom && element.clientHeight > 0) {
-      element.scrollTop = bottom;
-      setScrollTop(bottom);
-    }
-  }, [items.length]);
-
-  const viewport = height > 0 ? height : FALLBACK_HEIGHT;
-  const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(items.length, Math.ceil((scrollTop + viewport) / ROW_HEIGHT) + OVERSCAN);
+  const { scroller, viewport, first, last, selectedAt, onScroll } = useListWindow(items, selectedKey, follow);
   const visible = items.slice(first, last);
-
-  const selectedAt = useMemo(
-    () => items.findIndex((item) => item.kind === 'row' && item.row.key === selectedKey),
-    [items, selectedKey],
-  );
-  // Keep the selection in view when it moves by keyboard, and draw the rows there at once.
-  useLayoutEffect(() => {
-    const element = scroller.current;
-    if (!element || selectedAt < 0) return;
-    const top = selectedAt * ROW_HEIGHT;
-    const shown = element.clientHeight > 0 ? element.clientHeight : FALLBACK_HEIGHT;
-    if (top < element.scrollTop) element.scrollTop = top;
-    else if (top + ROW_HEIGHT > element.scrollTop + shown) element.scrollTop = top + ROW_HEIGHT - shown;
-    if (element.scrollTop !== scrollTop) setScrollTop(element.scrollTop);
-  }, [selectedAt]);
 
   const onKeyDown = useGridKeys({
     items,
@@ -184,11 +140,7 @@ export function RequestList(props: RequestListProps) {
         data-testid="list-scroller"
         // Scrolling is the only thing done to it directly; focus goes to the rows.
         tabIndex={-1}
-        onScroll={(event) => {
-          const element = event.currentTarget;
-          atBottom.current = element.scrollTop + element.clientHeight >= element.scrollHeight - ROW_HEIGHT;
-          setScrollTop(element.scrollTop);
-        }}
+        onScroll={onScroll}
       >
         <div class="rl-list__spacer" role="presentation" style={{ height: `${items.length * ROW_HEIGHT}px` }}>
           <div
@@ -211,6 +163,66 @@ export function RequestList(props: RequestListProps) {
       </div>
     </div>
   );
+}
+
+/**
+ * Which items are drawn: those in the scroller's height at its position, and `OVERSCAN` more on
+ * each side. New rows are followed while the list is at its end (a live tab), and a selection
+ * moved by keyboard is scrolled into view and drawn there at once.
+ */
+function useListWindow(items: readonly ListItem[], selectedKey: string | undefined, follow: boolean) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [height, setHeight] = useState(0);
+  // Follow new requests while the user is at the bottom, as the Network panel does.
+  const atBottom = useRef(follow);
+
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (!element) return;
+    const measure = () => setHeight(element.clientHeight);
+    measure();
+    if (typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (!element || !follow || !atBottom.current) return;
+    const bottom = Math.max(0, items.length * ROW_HEIGHT - element.clientHeight);
+    if (element.scrollTop !== bottom && element.clientHeight > 0) {
+      element.scrollTop = bottom;
+      setScrollTop(bottom);
+    }
+  }, [items.length]);
+
+  const viewport = height > 0 ? height : FALLBACK_HEIGHT;
+  const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(items.length, Math.ceil((scrollTop + viewport) / ROW_HEIGHT) + OVERSCAN);
+
+  const selectedAt = useMemo(
+    () => items.findIndex((item) => item.kind === 'row' && item.row.key === selectedKey),
+    [items, selectedKey],
+  );
+  // Keep the selection in view when it moves by keyboard, and draw the rows there at once.
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (!element || selectedAt < 0) return;
+    const top = selectedAt * ROW_HEIGHT;
+    const shown = element.clientHeight > 0 ? element.clientHeight : FALLBACK_HEIGHT;
+    if (top < element.scrollTop) element.scrollTop = top;
+    else if (top + ROW_HEIGHT > element.scrollTop + shown) element.scrollTop = top + ROW_HEIGHT - shown;
+    if (element.scrollTop !== scrollTop) setScrollTop(element.scrollTop);
+  }, [selectedAt]);
+
+  const onScroll = (event: Event) => {
+    const element = event.currentTarget as HTMLDivElement;
+    atBottom.current = element.scrollTop + element.clientHeight >= element.scrollHeight - ROW_HEIGHT;
+    setScrollTop(element.scrollTop);
+  };
+  return { scroller, viewport, first, last, selectedAt, onScroll };
 }
 
 interface ListRowsProps {
