@@ -193,6 +193,28 @@ describe.each(drivers)('$name at the send step', (driver) => {
     expect(server.requests('/api/items')).toHaveLength(1);
   });
 
+  it('a header value fetch would refuse (above U+00FF) is left out of the answer, which is still injected', async () => {
+    // The panel refuses such a value; a hostile or stale hook may still send one. fetch's Response
+    // would throw on it, so every client answers with the rest of the step, and says it injected it.
+    server.script('/api/items', [{ status: 200, body: 'ok' }]);
+    installFakeHook([
+      { step: 'status', status: 503, headers: { 'retry-after': '0 €', 'content-type': 'text/plain' } },
+      'pass',
+    ]);
+    const result = await driver.send({ method: 'GET', url: `${server.url}/api/items`, options: fast });
+    expect(result.outcome).toEqual({ kind: 'response', status: 200, body: 'ok' });
+    expect(statuses(result.events)).toEqual([503, 200]);
+    expect(marks(result.events)).toEqual([
+      'attempt-start 1 injected',
+      'attempt-end 1 injected',
+      'attempt-start 2',
+      'attempt-end 2',
+    ]);
+    const first = result.events.find((event) => event.type === 'attempt-end');
+    expect(first?.type === 'attempt-end' && first.headers).toEqual({ 'content-type': 'text/plain' });
+    expect(server.requests('/api/items')).toHaveLength(1);
+  });
+
   it('a hook that answers nonsense leaves the request as it was', async () => {
     server.script('/api/items', [{ status: 200, body: 'ok' }]);
     installHook({ push() {}, fault: () => ({ step: 'status', status: 'five hundred' }) });

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPageFaults } from '../../extension/src/page/page-faults';
 import { parseSteps } from '../../extension/src/shared/fault-shorthand';
 import { type FaultRule, type FaultRuleSet, parseFaultRules } from '../../extension/src/shared/faults';
-import { mswSnippet } from '../../extension/src/shared/msw-snippet';
+import { mswExport, mswSnippet } from '../../extension/src/shared/msw-snippet';
 import { useFaultServer } from '../support/use-fault-server';
 import { installHook, removeHookAfterEach } from './fake-hook';
 
@@ -31,6 +31,12 @@ const steps = (text: string) => {
   return parsed.value;
 };
 
+/** A request the page and the generated test both make. */
+interface Sent {
+  readonly path: string;
+  readonly method: 'GET' | 'POST';
+}
+
 /** The rules, and one request per rule that they answer. */
 const RULES: readonly FaultRule[] = [
   { id: 'items', method: 'GET', url: '/api/items', steps: steps('503, 503, 200') },
@@ -38,12 +44,12 @@ const RULES: readonly FaultRule[] = [
   { id: 'orders', method: 'POST', url: '/api/orders', steps: steps('503, 200') },
   { id: 'slow', url: 're:/api/slow$', steps: steps('slow 20 504, slow 10') },
 ];
-const REQUESTS = [
+const REQUESTS: readonly Sent[] = [
   { path: '/api/items?page=2', method: 'GET' },
   { path: '/api/flaky', method: 'GET' },
   { path: '/api/orders', method: 'POST' },
   { path: '/api/slow', method: 'GET' },
-] as const;
+];
 
 /** Each attempt of a request, as its attempt-end events tell: its status, or its error and phase. */
 function attemptsOf(events: readonly RetrylineEvent[]): string[] {
@@ -65,7 +71,7 @@ const CLIENT = {
 const CLIENT_FIELDS = JSON.stringify(CLIENT).slice(1, -1);
 
 /** The requests through Retryline's fetch, in Node, with the page's fault rules as the devtools hook. */
-async function inThePage(set: FaultRuleSet): Promise<string[][]> {
+async function inThePage(set: FaultRuleSet, requests: readonly Sent[]): Promise<string[][]> {
   const faults = createPageFaults({ random: () => 0, optedOut: () => false });
   expect(faults.set(set)).toBe(true);
   installHook({
@@ -75,7 +81,7 @@ async function inThePage(set: FaultRuleSet): Promise<string[][]> {
     fault: (query: FaultQuery) => faults.fault(query),
   });
   const results: string[][] = [];
-  for (const { path, method } of REQUESTS) {
+  for (const { path, method } of requests) {
     const events: RetrylineEvent[] = [];
     const api = retryFetch({ ...CLIENT, onEvent: (event) => events.push(event) });
     const response = await api(`${server.url}${path}`, {
@@ -88,8 +94,12 @@ async function inThePage(set: FaultRuleSet): Promise<string[][]> {
   return results;
 }
 
-/** The snippet, with a test that makes the same requests, run by vitest in a process of its own. */
-async function underTheSnippet(set: FaultRuleSet): Promise<string[][]> {
+/**
+ * The snippet, with a test that makes the same requests, run by vitest in a process of its own.
+ * The client takes the options the snippet writes (`retrylineOptions`: the request id its handlers
+ * count attempts by), as the snippet asks.
+ */
+async function underTheSnippet(set: FaultRuleSet, requests: readonly Sent[]): Promise<string[][]> {
   const id = randomUUID();
   const dir = `${generated}${id}/`;
   mkdirSync(dir, { recursive: true });
@@ -104,16 +114,16 @@ async function underTheSnippet(set: FaultRuleSet): Promise<string[][]> {
     '',
     "it('answers each request as the page did', async () => {",
     '  const results: string[][] = [];',
-    `  for (const { path, method } of ${JSON.stringify(REQUESTS)}) {`,
+    `  for (const { path, method } of ${JSON.stringify(requests)}) {`,
     '    const events: RetrylineEvent[] = [];',
-    `    const api = retryFetch({ ${CLIENT_FIELDS}, onEvent: (event) => events.push(event) });`,
+    `    const api = retryFetch({ ...retrylineOptions, ${CLIENT_FIELDS}, onEvent: (event) => events.push(event) });`,
     // Port 9 (discard): msw answers every request before anything is sent.
     "    const response = await api('http://127.0.0.1:9' + path, { method, ...(method === 'POST' ? { body: '{}' } : {}) });",
     '    await response.text();',
     `    results.push((${attemptsOf.toString()})(events));`,
     '  }',
     `  writeFileSync(${JSON.stringify(out)}, JSON.stringify(results));`,
-    '  expect(results).toHaveLength(4);',
+    `  expect(results).toHaveLength(${requests.length});`,
     '});',
     '',
   ].join('\n');
@@ -134,7 +144,7 @@ describe('the msw snippet of a rule set', () => {
     for (const { path } of REQUESTS)
       server.script(path.split('?')[0] as string, [{ status: 200, body: 'real' }]);
 
-    const page = await inThePage(set);
+    const page = await inThePage(set, REQUESTS);
     expect(page).toEqual([
       ['503', '503', '200'],
       ['TypeError (unknown)', '429', '200'],
@@ -144,6 +154,31 @@ describe('the msw snippet of a rule set', () => {
     // Only the passthrough attempts reached the server.
     expect(server.requests('/api/items')).toHaveLength(1);
 
-    expect(await underTheSnippet(set)).toEqual(page);
+    expect(await underTheSnippet(set, REQUESTS)).toEqual(page);
+  }, 90_000);
+
+  it('reproduces the README’s rule, GET /api/* → 503, 503, 200, for each of several requests', async () => {
+    // README.md, "Inject faults from the panel": the filter's `*` is a wildcard, and each request
+    // takes the whole sequence, however many requests the rule answers.
+    const set = parseFaultRules({
+      rules: [{ id: 'readme', method: 'GET', url: '/api/*', steps: steps('503, 503, 200') }],
+    });
+    if (!set) throw new Error('the rule does not check');
+    const requests: readonly Sent[] = [
+      { path: '/api/items?page=2', method: 'GET' },
+      { path: '/api/items?page=3', method: 'GET' },
+      { path: '/api/orders/7', method: 'GET' },
+    ];
+    server.script('/api/items', [{ status: 200, body: 'real' }]);
+    server.script('/api/orders/7', [{ status: 200, body: 'real' }]);
+
+    const page = await inThePage(set, requests);
+    expect(page).toEqual([
+      ['503', '503', '200'],
+      ['503', '503', '200'],
+      ['503', '503', '200'],
+    ]);
+    expect(mswExport(set).warnings).toEqual([]);
+    expect(await underTheSnippet(set, requests)).toEqual(page);
   }, 90_000);
 });

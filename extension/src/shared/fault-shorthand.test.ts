@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatSteps, parseSteps } from './fault-shorthand';
-import type { RuleStep } from './faults';
+import { type RuleStep, validateFaultRules } from './faults';
 
 describe('parseSteps', () => {
   it('reads 503, 503, 200 as two 503s and the server’s own answer', () => {
@@ -49,10 +49,35 @@ describe('parseSteps', () => {
     ['slow 10 slow 10', 'a slow step waits once'],
     ['error 503', 'error takes nothing after it'],
     [Array(21).fill('503').join(','), 'at most 20 steps'],
+    [
+      '503 x-why=5€',
+      'step 1 ("503 x-why=5€"): header x-why: expected ASCII or Latin-1 text (RFC 9110 §5.5), got "€"',
+    ],
   ])('refuses %j: %s', (text, error) => {
     const parsed = parseSteps(text);
     expect(parsed.ok).toBe(false);
     expect(parsed.ok ? '' : parsed.error).toContain(error);
+  });
+
+  it('refuses a header value longer than the rule set takes, saying so', () => {
+    expect(parseSteps(`429 retry-after=1 x-why=${'x'.repeat(1025)}`)).toEqual({
+      ok: false,
+      error: expect.stringMatching(
+        /^step 1 \(".*"\): header x-why: expected at most 1024 characters, got 1025$/,
+      ),
+    });
+  });
+
+  it('reads what the rule set takes: a header value of Latin-1, and one of the longest', () => {
+    const value = `caf\u00e9${'x'.repeat(1020)}`;
+    const parsed = parseSteps(`503 x-why=${value}`);
+    expect(parsed).toEqual({
+      ok: true,
+      value: [{ step: 'status', status: 503, headers: { 'x-why': value } }],
+    });
+    expect(parsed.ok && validateFaultRules({ rules: [{ id: 'r', url: '', steps: parsed.value }] }).ok).toBe(
+      true,
+    );
   });
 });
 

@@ -13,7 +13,7 @@
  * rule's data form (a status step with a body).
  */
 
-import { MAX_SLOW_MS, MAX_STEPS, type RuleStep, type StatusFault } from './faults';
+import { fieldTextProblem, MAX_SLOW_MS, MAX_STEPS, type RuleStep, type StatusFault } from './faults';
 
 const NETWORK_ERROR = new Set(['networkerror', 'network-error', 'error']);
 const PASSTHROUGH = new Set(['passthrough', 'pass']);
@@ -33,7 +33,12 @@ function parseStatus(words: readonly string[]): StatusFault | RuleStep | string 
   for (const word of rest) {
     const match = HEADER.exec(word);
     if (!match) return `expected headers as name=value, got ${JSON.stringify(word)}`;
-    headers[(match[1] as string).toLowerCase()] = match[2] as string;
+    const name = (match[1] as string).toLowerCase();
+    const value = match[2] as string;
+    // Checked as the rule set is (faults.ts), so what reads here is never refused when it is sent.
+    const problem = fieldTextProblem(value);
+    if (problem !== undefined) return `header ${name}: ${problem}`;
+    headers[name] = value;
   }
   if (rest.length === 0) return status < 300 ? { step: 'passthrough' } : { step: 'status', status };
   return { step: 'status', status, headers };

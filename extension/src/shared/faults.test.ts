@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RULES, MAX_STEPS, parseFaultRules, requestMatcher, stepFor, validateFaultRules } from './faults';
+import { compileFilter } from '../model/filter';
+import { scenario } from '../model/fixtures';
+import { foldTimeline } from '../model/timeline';
+import {
+  MAX_RULES,
+  MAX_STEPS,
+  MAX_VALUE_LENGTH,
+  parseFaultRules,
+  requestMatcher,
+  ruleMatcher,
+  ruleMatches,
+  stepFor,
+  validateFaultRules,
+} from './faults';
 
 const rule = { id: 'api', url: '/api/', steps: [{ step: 'status', status: 503 }] };
 
@@ -84,7 +97,49 @@ describe('validateFaultRules', () => {
     ],
     [
       { rules: [{ ...rule, steps: [{ step: 'status', status: 503, headers: { x: 'a\nb' } }] }] },
-      'rules[0].steps[0].headers["x"]: expected a one-line string',
+      'rules[0].steps[0].headers["x"]: expected one line, got a CR, LF or NUL',
+    ],
+    [
+      { rules: [{ ...rule, steps: [{ step: 'status', status: 503, headers: { x: 'x'.repeat(1025) } }] }] },
+      'rules[0].steps[0].headers["x"]: expected at most 1024 characters, got 1025',
+    ],
+    [
+      { rules: [{ ...rule, steps: [{ step: 'status', status: 503, headers: { x: '5 €' } }] }] },
+      'rules[0].steps[0].headers["x"]: expected ASCII or Latin-1 text (RFC 9110 §5.5), got "€"',
+    ],
+    [
+      { rules: [{ ...rule, steps: [{ step: 'status', status: 503, headers: { x: 'a\u0007' } }] }] },
+      'rules[0].steps[0].headers["x"]: expected ASCII or Latin-1 text (RFC 9110 §5.5), got "\\u0007"',
+    ],
+    [
+      { rules: [{ ...rule, steps: [{ step: 'status', status: 503, headers: { x: 2 } }] }] },
+      'rules[0].steps[0].headers["x"]: expected a string',
+    ],
+    [
+      { rules: [{ ...rule, steps: [{ step: 'status', status: 503, statusText: 'x'.repeat(1025) }] }] },
+      'rules[0].steps[0].statusText: expected at most 1024 characters, got 1025',
+    ],
+    [
+      { rules: [{ ...rule, steps: [{ step: 'status', status: 503, statusText: 'Down \u{1F525}' }] }] },
+      'rules[0].steps[0].statusText: expected ASCII or Latin-1 text (RFC 9110 §5.5), got "\u{1F525}"',
+    ],
+    [
+      { rules: [{ ...rule, url: '/api/ status:503' }] },
+      'rules[0].url: status:503 is known only after an attempt; a rule is matched as the request starts',
+    ],
+    [{ rules: [{ ...rule, url: '-is:retried' }] }, 'rules[0].url: is:retried is known only after an attempt'],
+    [{ rules: [{ ...rule, url: 'IS:Failed' }] }, 'rules[0].url: is:failed is known only after an attempt'],
+    [
+      { rules: [{ ...rule, url: 'is:injected' }] },
+      'rules[0].url: is:injected is known only after an attempt',
+    ],
+    [
+      { rules: [{ ...rule, url: '"outcome:exhausted"' }] },
+      'rules[0].url: outcome:exhausted is known only after an attempt',
+    ],
+    [
+      { rules: [{ ...rule, url: 'outcome:pending,deadline' }] },
+      'rules[0].url: outcome:pending,deadline is known only after an attempt',
     ],
     [
       { rules: [{ ...rule, steps: [{ step: 'slow', ms: -1 }] }] },
@@ -101,6 +156,31 @@ describe('validateFaultRules', () => {
     const checked = validateFaultRules(value);
     expect(checked.ok).toBe(false);
     expect(checked.ok ? '' : checked.error).toContain(error);
+  });
+
+  it('takes a header value of Latin-1, spaces and tabs, and one of the longest', () => {
+    const value = `caf\u00e9\t${'x'.repeat(MAX_VALUE_LENGTH - 5)}`;
+    const checked = validateFaultRules({
+      rules: [{ ...rule, steps: [{ step: 'status', status: 503, headers: { 'x-why': value } }] }],
+    });
+    expect(checked.ok && checked.value.rules[0]?.steps[0]).toEqual({
+      step: 'status',
+      status: 503,
+      headers: { 'x-why': value },
+    });
+  });
+
+  it('takes the terms a request has as it starts: is:pending, outcome:pending, and plain words', () => {
+    for (const url of [
+      'is:pending',
+      '-is:pending',
+      'outcome:pending',
+      'exhausted',
+      'status',
+      're:status:503',
+    ]) {
+      expect(validateFaultRules({ rules: [{ ...rule, url }] }).ok, url).toBe(true);
+    }
   });
 
   it('reads no getter and nothing inherited (a message may be a clone of anything)', () => {
@@ -146,6 +226,43 @@ describe('requestMatcher', () => {
 
   it('says why a pattern cannot be used', () => {
     expect(requestMatcher('re:[')).toMatch(/Invalid regular expression/);
+  });
+});
+
+describe('ruleMatcher', () => {
+  // r1: a GET of /orders that waited out a Retry-After and succeeded; r2: a POST the breaker
+  // refused; r3: a GET that ended in a 404. All three have ended.
+  const rows = foldTimeline(scenario()).rows;
+  const matched = (rule: { url: string; method?: string }) => {
+    const matches = ruleMatcher(rule);
+    if (typeof matches === 'string') throw new Error(matches);
+    return rows.filter(matches).map((row) => row.requestId);
+  };
+
+  it('tests each row as it was when its request started, as the page tests a request', () => {
+    // The filter box sees how the requests went; a rule sees them start.
+    expect(rows.filter(compileFilter({ text: 'retry-after' }).test).map((row) => row.requestId)).toEqual([
+      'r1',
+    ]);
+    expect(matched({ url: 'retry-after' })).toEqual([]);
+    expect(rows.filter(compileFilter({ text: 'pending' }).test)).toEqual([]);
+    expect(matched({ url: 'pending' })).toEqual(['r1', 'r2', 'r3']);
+    expect(matched({ url: '-breaker' })).toEqual(['r1', 'r2', 'r3']);
+  });
+
+  it('takes the rule’s method as the page does, and its pattern’s terms', () => {
+    expect(matched({ url: '' })).toEqual(['r1', 'r2', 'r3']);
+    expect(matched({ url: '', method: 'GET' })).toEqual(['r1', 'r3']);
+    expect(matched({ url: '/orders', method: 'get' })).toEqual(['r1']);
+    expect(matched({ url: 'method:post' })).toEqual(['r2']);
+    expect(ruleMatches({ url: '/orders', method: 'POST' }, rows[0] as (typeof rows)[number])).toBe(false);
+  });
+
+  it('says why a pattern cannot be a rule’s, and ruleMatches matches nothing with it', () => {
+    expect(ruleMatcher({ url: 'is:retried' })).toBe(
+      'is:retried is known only after an attempt; a rule is matched as the request starts',
+    );
+    expect(ruleMatches({ url: 'status:5xx' }, rows[0] as (typeof rows)[number])).toBe(false);
   });
 });
 

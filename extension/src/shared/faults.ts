@@ -24,7 +24,8 @@ import type {
   SlowFault,
   StatusFault,
 } from '@retryline/core/instrument';
-import { compileFilter } from '../model/filter';
+import { compileFilter, REGEX_PREFIX } from '../model/filter';
+import { splitWords } from '../model/filter-terms';
 import { startedRow } from '../model/start-row';
 import type { RequestRow } from '../model/timeline';
 
@@ -108,11 +109,26 @@ const isRecord = (value: unknown): value is object =>
 
 const describe = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value) : String(value));
 
-// RFC 9110 §5.1 and §9.1: field names and methods are tokens; §5.5: a value has no CR, LF or NUL.
+// RFC 9110 §5.1 and §9.1: field names and methods are tokens.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const FIELD_VALUE = /^[^\r\n\0]*$/;
-// RFC 9112 §4: a reason phrase is HTAB, SP, VCHAR or obs-text.
-const REASON = /^[\t\x20-\x7e\x80-\xff]*$/;
+// RFC 9110 §5.5 (field-value) and RFC 9112 §4 (reason-phrase): HTAB, SP, VCHAR and obs-text, one
+// byte each. Fetch's Headers and Response refuse anything else (a character above U+00FF is no
+// byte), so a step holding one could not be answered.
+const NOT_FIELD_TEXT = /[^\t\x20-\x7e\x80-\xff]/u;
+
+/**
+ * Why `value` cannot be sent as a header value or a reason phrase (the one-line form's
+ * `name=value` words are checked with it too), or `undefined` when it can.
+ */
+export function fieldTextProblem(value: string): string | undefined {
+  if (value.length > MAX_VALUE_LENGTH)
+    return `expected at most ${MAX_VALUE_LENGTH} characters, got ${value.length}`;
+  const found = NOT_FIELD_TEXT.exec(value)?.[0];
+  if (found === undefined) return undefined;
+  return /[\r\n\0]/.test(found)
+    ? 'expected one line, got a CR, LF or NUL'
+    : `expected ASCII or Latin-1 text (RFC 9110 §5.5), got ${JSON.stringify(found)}`;
+}
 // Fetch's Response takes no body with these ("null body status").
 const NULL_BODY_STATUSES = [204, 205, 304];
 
@@ -125,10 +141,9 @@ function checkHeaders(value: unknown, at: string): Checked<Record<string, string
     const field = own(value, name);
     if (!TOKEN.test(name) || name === '__proto__')
       return fail(`${at}.headers: ${describe(name)} is no header name`);
-    if (typeof field !== 'string' || field.length > MAX_VALUE_LENGTH || !FIELD_VALUE.test(field)) {
-      return fail(`${at}.headers[${JSON.stringify(name)}]: expected a one-line string`);
-    }
-    headers[name.toLowerCase()] = field;
+    const problem = typeof field === 'string' ? fieldTextProblem(field) : 'expected a string';
+    if (problem !== undefined) return fail(`${at}.headers[${JSON.stringify(name)}]: ${problem}`);
+    headers[name.toLowerCase()] = field as string;
   }
   return { ok: true, value: headers };
 }
@@ -141,10 +156,10 @@ function checkStatus(value: object, at: string): Checked<StatusFault> {
   const step: { -readonly [K in keyof StatusFault]: StatusFault[K] } = { step: 'status', status };
   const statusText = own(value, 'statusText');
   if (statusText !== undefined) {
-    if (typeof statusText !== 'string' || statusText.length > MAX_VALUE_LENGTH || !REASON.test(statusText)) {
-      return fail(`${at}.statusText: expected a reason phrase`);
-    }
-    step.statusText = statusText;
+    const problem =
+      typeof statusText === 'string' ? fieldTextProblem(statusText) : 'expected a reason phrase';
+    if (problem !== undefined) return fail(`${at}.statusText: ${problem}`);
+    step.statusText = statusText as string;
   }
   const body = own(value, 'body');
   if (body !== undefined) {
@@ -283,16 +298,70 @@ function startRow({ client, method, url, requestId }: RequestFacts): RequestRow 
   return startedRow({ v: 1, type: 'request-start', requestId, t: 0, client, method, url }, '', 0);
 }
 
+// The filter's `key:value` terms whose answer a request has only once it has been sent (or has
+// ended): every `status:`, and `is:` and `outcome:` but for `pending` (filter-terms.ts). A rule is
+// tested on the row of a request that has just started, where they are always false (and their
+// negation always true): a rule holding one would never apply, or apply to everything.
+const LATER_TERM = /^(?:status:|(?:is|outcome):(?!pending,*$))/;
+
+/** The first term of `pattern` that a just-started request cannot answer yet, and why. */
+function laterTerm(pattern: string): string | undefined {
+  if (pattern.trim().toLowerCase().startsWith(REGEX_PREFIX)) return undefined;
+  // Words as the filter reads them (filter-terms.ts `parseTerms`): `-` negates, quotes are dropped.
+  for (const word of splitWords(pattern)) {
+    const body = (word.length > 1 && word.startsWith('-') ? word.slice(1) : word)
+      .replaceAll('"', '')
+      .toLowerCase();
+    if (LATER_TERM.test(body)) {
+      return `${body} is known only after an attempt; a rule is matched as the request starts`;
+    }
+  }
+  return undefined;
+}
+
 /**
  * A rule's pattern as a test of a request, or why it cannot be one: the panel's own filter
  * (`compileFilter`) on the request's {@link startRow}. Terms about how a request went
- * (`is:retried`, `status:503`) see one that has not been sent yet.
+ * (`is:retried`, `status:503`, `outcome:exhausted`) are refused: the row they would be tested on
+ * has not been sent yet. (Plain words such as `exhausted` cannot be told from a URL's, and are
+ * looked for in that row like any other.)
  */
 export function requestMatcher(pattern: string): ((request: RequestFacts) => boolean) | string {
   const filter = compileFilter({ text: pattern });
   if (filter.error !== undefined) return filter.error;
+  const later = laterTerm(pattern);
+  if (later !== undefined) return later;
   if (!filter.active) return () => true;
   return (request) => filter.test(startRow(request));
+}
+
+/**
+ * A rule's method and pattern as the page tests a request with them: the method, when the rule
+ * names one, equal to the request's, and the pattern's {@link requestMatcher}. The panel counts the
+ * rows a rule would fault with it, each row tested as it was when its request started (a
+ * `RequestRow` is a {@link RequestFacts}), so a row that later failed or was retried counts as the
+ * page would have matched it.
+ *
+ * @example
+ * ```ts
+ * const matches = ruleMatcher({ method: 'GET', url: '/api/*' });
+ * const count = typeof matches === 'string' ? undefined : rows.filter(matches).length;
+ * ```
+ */
+export function ruleMatcher(
+  rule: Pick<FaultRule, 'url' | 'method'>,
+): ((request: RequestFacts) => boolean) | string {
+  const matches = requestMatcher(rule.url);
+  if (typeof matches === 'string') return matches;
+  const method = rule.method?.toUpperCase();
+  if (method === undefined || method === '') return matches;
+  return (request) => request.method === method && matches(request);
+}
+
+/** Whether the page would apply `rule` to `request` (before its probability): {@link ruleMatcher}. */
+export function ruleMatches(rule: Pick<FaultRule, 'url' | 'method'>, request: RequestFacts): boolean {
+  const matches = ruleMatcher(rule);
+  return typeof matches !== 'string' && matches(request);
 }
 
 /** The step attempt `attempt` (from 1) of a request takes: step n, the last past the end. */

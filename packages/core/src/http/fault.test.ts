@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEVTOOLS_HOOK } from '../events/emitter';
+import type { RetrylineEvent } from '../events/types';
 import { virtualClock } from '../time/virtual-clock';
 import { type FaultAnswer, type FaultAttempt, type FaultQuery, faultFor } from './fault';
-import type { HttpAttempt, HttpExchange } from './request-engine';
+import { type HttpAttempt, type HttpExchange, runHttpRequest } from './request-engine';
 
 const QUERY: FaultQuery = {
   client: 'test',
@@ -155,11 +156,18 @@ describe('faultFor: what the devtools hook asks for', () => {
       status: 204,
       statusText: 'No\nContent',
       body: 'never',
-      headers: { 'bad name': 'x', 'x-ok': 'yes', 'x-split': 'a\r\nb', 'x-number': 1 },
+      headers: {
+        'bad name': 'x',
+        'x-ok': 'yes',
+        'x-split': 'a\r\nb',
+        'x-number': 1,
+        'x-euro': '1 €',
+        'x-latin': 'caf\u00e9',
+      },
     }));
     await expect(answer?.(SENT)).resolves.toEqual({
       from: 'fault',
-      step: { step: 'status', status: 204, headers: { 'x-ok': 'yes' } },
+      step: { step: 'status', status: 204, headers: { 'x-ok': 'yes', 'x-latin': 'caf\u00e9' } },
     });
   });
 });
@@ -235,5 +243,29 @@ describe('faultFor: a hook can never fail a request', () => {
     const { answer } = ask(() => ({ step: 'status', status: 503 }), given);
     await expect(answer?.(SENT)).resolves.toEqual({ from: 'server' });
     expect(given.sent).toEqual([SENT]);
+  });
+});
+
+describe('an attempt whose fault the client cannot build', () => {
+  it.each([
+    ['a status step', { step: 'status', status: 503 }],
+    ['a slow step’s answer', { step: 'slow', ms: 0, answer: { step: 'status', status: 503 } }],
+  ])('%s: sent as usual, and its attempt-end not marked injected', async (_name, step) => {
+    const given = exchange();
+    given.value.inject = () => {
+      throw new TypeError('cannot build');
+    };
+    installHook({ push() {}, fault: () => step });
+    const events: RetrylineEvent[] = [];
+    const { response, info } = await runHttpRequest({
+      ...given.value,
+      options: { onEvent: (event: RetrylineEvent) => events.push(event) },
+    });
+    expect(response).toEqual({ from: 'server' });
+    expect(info.attempts).toBe(1);
+    expect(given.sent).toHaveLength(1);
+    const end = events.find((event) => event.type === 'attempt-end');
+    expect(end).toMatchObject({ attempt: 1, status: 200 });
+    expect(end).not.toHaveProperty('injected');
   });
 });

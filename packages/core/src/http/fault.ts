@@ -71,6 +71,11 @@ export interface FaultAttempt<R> {
   readonly exchange: HttpExchange<R>;
   readonly clock: Clock;
   readonly query: FaultQuery;
+  /**
+   * Called when the client could not build the answer and the attempt was sent as usual instead:
+   * an attempt the server answered is not one a fault answered.
+   */
+  readonly unanswered?: () => void;
 }
 
 /**
@@ -85,9 +90,9 @@ export function faultFor<R>(attempt: () => FaultAttempt<R>): ((sent: HttpAttempt
     if (process.env.NODE_ENV !== 'production') {
       const hook = devtoolsHook();
       if (typeof hook?.fault !== 'function') return undefined;
-      const { exchange, clock, query } = attempt();
-      const step = exchange.inject && readStep(hook.fault(query));
-      if (step) return (sent) => answer(exchange, step, sent, clock);
+      const asked = attempt();
+      const step = asked.exchange.inject && readStep(hook.fault(asked.query));
+      if (step) return (sent) => answer(asked, step, sent);
     }
   } catch {
     // The page owns the hook: a fault it cannot tell is no fault.
@@ -95,26 +100,29 @@ export function faultFor<R>(attempt: () => FaultAttempt<R>): ((sent: HttpAttempt
   return undefined;
 }
 
-function answer<R>(exchange: HttpExchange<R>, step: FaultStep, sent: HttpAttempt, clock: Clock): Promise<R> {
+function answer<R>(attempt: FaultAttempt<R>, step: FaultStep, sent: HttpAttempt): Promise<R> {
+  const { exchange, clock } = attempt;
   if (step.step === 'slow') {
     const then = step.answer;
     return clock
       .sleep(step.ms, sent.signal)
-      .then(() => (then ? answer(exchange, then, sent, clock) : exchange.send(sent)));
+      .then(() => (then ? answer(attempt, then, sent) : exchange.send(sent)));
   }
   try {
     return (exchange.inject as NonNullable<HttpExchange<R>['inject']>)(step, sent);
   } catch {
-    // A response the client cannot build (checked below, so only a client's own quirk): sent as usual.
+    // A response the client cannot build (what fetch refuses is checked below, so only a client's
+    // own quirk): sent as usual, and not marked as answered by a fault.
+    attempt.unanswered?.();
     return exchange.send(sent);
   }
 }
 
-// RFC 9110 §5.1: a field name is a token; §5.5: a value has no CR, LF or NUL.
+// RFC 9110 §5.1: a field name is a token. RFC 9110 §5.5 and RFC 9112 §4: a field value and a
+// reason phrase are HTAB, SP, VCHAR or obs-text, one byte each; fetch's Headers and Response refuse
+// anything else (CR, LF, NUL, a character above U+00FF).
 const TOKEN = /^[!#$%&'*+.^_`|~\w-]+$/;
-const FIELD_VALUE = /^[^\r\n\0]*$/;
-// Fetch: a reason phrase is HTAB, SP, VCHAR or obs-text (RFC 9112 §4).
-const REASON = /^[\t\x20-\x7e\x80-\xff]*$/;
+const FIELD_TEXT = /^[\t\x20-\x7e\x80-\xff]*$/;
 // Fetch's Response refuses a body with these ("null body status").
 const NULL_BODY = [204, 205, 304];
 
@@ -135,12 +143,12 @@ function readStatus({ status, statusText, headers, body }: Record<string, unknow
   if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599)
     return undefined;
   const fault: { -readonly [K in keyof StatusFault]: StatusFault[K] } = { step: 'status', status };
-  if (typeof statusText === 'string' && REASON.test(statusText)) fault.statusText = statusText;
+  if (typeof statusText === 'string' && FIELD_TEXT.test(statusText)) fault.statusText = statusText;
   if (typeof body === 'string' && !NULL_BODY.includes(status)) fault.body = body;
   if (typeof headers === 'object' && headers !== null) {
     const fields: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers)) {
-      if (TOKEN.test(name) && typeof value === 'string' && FIELD_VALUE.test(value)) fields[name] = value;
+      if (TOKEN.test(name) && typeof value === 'string' && FIELD_TEXT.test(value)) fields[name] = value;
     }
     fault.headers = fields;
   }

@@ -845,6 +845,10 @@ class HttpRequest<R> {
             attempt: context.attempt,
             requestId: this.#idOf(),
           },
+          // The client could not build the answer, so the server was asked: its end is not marked.
+          unanswered: () => {
+            if (this.#faultOf === context.attempt) this.#fault = undefined;
+          },
         }));
         return {
           headers: redactHeaders({ ...this.#callerHeaders(), ...this.#headersFor(context) }, redacted),
@@ -862,7 +866,8 @@ class HttpRequest<R> {
         return fault ? fault(attempt) : exchange.send(attempt);
       },
       judge: (outcome, context, timedOut) => this.#judge(outcome, context, timedOut),
-      // The attempt described is the one just run: its fault, if any, is still this.#fault.
+      // The attempt described is the one just run: its fault, if any, is still this.#fault (unless
+      // the attempt was sent as usual instead, see `unanswered`).
       describe: (outcome) => ({ ...this.#describe(outcome), ...(this.#fault && INJECTED) }),
       refuse: () =>
         exchange.replayable
