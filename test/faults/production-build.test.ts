@@ -28,6 +28,8 @@ async function bundle(entry: string, nodeEnv: 'production' | 'development'): Pro
 
 // Words only the fault code holds: the cause of an injected network error, the steps it reads.
 const MARKS = ['injected from the Retryline DevTools panel', 'networkError', 'process.env'];
+// What only the replay code holds: the call of the hook's `replayable`, the methods it offers.
+const REPLAY_MARKS = [/\.replayable\?\.\(/, /"GET","HEAD","OPTIONS"\]/];
 
 describe.each([
   ['retryFetch', "export { retryFetch } from '@retryline/fetch';"],
@@ -43,5 +45,16 @@ describe.each([
     const text = await bundle(entry, 'development');
     expect(text).toContain('injected from the Retryline DevTools panel');
     expect(text).toContain('networkError');
+  });
+
+  // The DevTools panel's Replay is a development tool too: core offers the hook a replay of each
+  // request only behind the same guard.
+  it('carries no replay in a production bundle, and carries it in a development one', async () => {
+    const production = await bundle(entry, 'production');
+    const development = await bundle(entry, 'development');
+    for (const mark of REPLAY_MARKS) {
+      expect(production, String(mark)).not.toMatch(mark);
+      expect(development, String(mark)).toMatch(mark);
+    }
   });
 });

@@ -2,12 +2,20 @@
  * MAIN-world content script, document_start: defines
  * `globalThis[Symbol.for('retryline.devtools')]` before any page script runs, so core finds it
  * with one property read, posts what core pushes to the ISOLATED-world relay (and, once, that core
- * created a client: the page uses Retryline), and answers core's question before each attempt
- * (`fault`) from the fault rules the relay brings while a panel is open.
+ * created a client: the page uses Retryline), answers core's question before each attempt
+ * (`fault`) from the fault rules the relay brings while a panel is open, and keeps the replays core
+ * offers (`replayable`) for the panel's Replay, which the relay brings too.
  */
 
 import { optedOutBy } from './page-faults';
-import { createPageHook, HOOK_HELLO, isFaultsMessage, isRelayReady, targetOrigin } from './page-hook';
+import {
+  createPageHook,
+  HOOK_HELLO,
+  isFaultsMessage,
+  isRelayReady,
+  isReplayMessage,
+  targetOrigin,
+} from './page-hook';
 
 const HOOK = Symbol.for('retryline.devtools');
 
@@ -29,12 +37,14 @@ function install(): void {
     optedOut: optedOutBy(document.querySelector.bind(document)),
   });
 
-  // Kept for the page's life: after "ready", the relay brings the tab's fault rules the same way.
+  // Kept for the page's life: after "ready", the relay brings the tab's fault rules and the
+  // panel's replays the same way.
   const onMessage = (event: MessageEvent) => {
     try {
       if (event.source !== self) return;
       const data: unknown = event.data;
       if (isFaultsMessage(self, self, data)) hook.setFaults(data);
+      else if (isReplayMessage(self, self, data)) hook.replay(data.requestId);
       else if (isRelayReady(self, self, data)) hook.relayReady();
     } catch {
       // Never throw into the page.
@@ -47,6 +57,7 @@ function install(): void {
       push: (event: unknown) => hook.push(event),
       fault: (query: unknown) => hook.fault(query),
       hello: () => hook.hello(),
+      replayable: (requestId: unknown, replay: unknown) => hook.replayable(requestId, replay),
     }),
     configurable: true,
     enumerable: false,

@@ -1,6 +1,20 @@
-import { describe, expect, it } from 'vitest';
-import { type FaultsMessage, MAX_BATCH, MAX_QUEUE, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
-import { createPageHook, FLUSH_MS, isFaultsMessage, isRelayReady, targetOrigin } from './page-hook';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  type FaultsMessage,
+  MAX_BATCH,
+  MAX_QUEUE,
+  MAX_REPLAYS,
+  NAMESPACE,
+  PROTOCOL_VERSION,
+} from '../shared/protocol';
+import {
+  createPageHook,
+  FLUSH_MS,
+  isFaultsMessage,
+  isRelayReady,
+  isReplayMessage,
+  targetOrigin,
+} from './page-hook';
 
 function world(
   options: { failOn?: (events: unknown[]) => boolean; timerFailures?: number; postFails?: boolean } = {},
@@ -261,6 +275,76 @@ describe('the page hook’s faults', () => {
     }
     expect(() => hook.setFaults({ ...faults([]), rules: 'none' } as never)).not.toThrow();
     expect(hook.fault(query(1))).toEqual({ step: 'status', status: 503 });
+  });
+});
+
+describe('the page hook’s replays', () => {
+  it('runs the replay core offered for the request the relay names, as often as it is asked', () => {
+    const { hook } = world();
+    const first = vi.fn();
+    const second = vi.fn();
+    hook.replayable('r1', first);
+    hook.replayable('r2', second);
+    hook.replay('r2');
+    hook.replay('r2');
+    expect(second).toHaveBeenCalledTimes(2);
+    expect(first).not.toHaveBeenCalled();
+  });
+
+  it('ignores an id it keeps no replay for (another frame’s, another page’s, a POST’s)', () => {
+    const { hook } = world();
+    const kept = vi.fn();
+    hook.replayable('r1', kept);
+    expect(() => hook.replay('r9')).not.toThrow();
+    expect(kept).not.toHaveBeenCalled();
+  });
+
+  it(`keeps the replays of the latest ${MAX_REPLAYS} requests, the oldest dropped first`, () => {
+    const { hook } = world();
+    const replays = Array.from({ length: MAX_REPLAYS + 1 }, () => vi.fn());
+    hook.replayable('r0', replays[0]);
+    hook.replayable('r1', replays[1]);
+    // Offered again (a caller-chosen id used again), r0 is the latest: r1 is now the oldest.
+    hook.replayable('r0', replays[0]);
+    for (let n = 2; n <= MAX_REPLAYS; n += 1) hook.replayable(`r${n}`, replays[n]);
+    for (let n = 0; n <= MAX_REPLAYS; n += 1) hook.replay(`r${n}`);
+    expect(replays[1]).not.toHaveBeenCalled();
+    expect(replays.filter((replay) => replay.mock.calls.length === 1)).toHaveLength(MAX_REPLAYS);
+  });
+
+  it('never throws, whatever it is offered or a replay does', () => {
+    const { hook } = world();
+    const replay = vi.fn();
+    for (const [id, offered] of [
+      [undefined, replay],
+      [1, replay],
+      ['r1', 'not a function'],
+      ['r1', null],
+    ] as const) {
+      expect(() => hook.replayable(id, offered)).not.toThrow();
+    }
+    hook.replay('1');
+    hook.replay('undefined');
+    hook.replay('r1');
+    expect(replay).not.toHaveBeenCalled();
+    hook.replayable('r2', () => {
+      throw new Error('page code');
+    });
+    expect(() => hook.replay('r2')).not.toThrow();
+  });
+});
+
+describe('isReplayMessage', () => {
+  const self = {};
+  const message = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', requestId: 'r1' };
+  it('recognises the relay’s replay from its own window only', () => {
+    expect(isReplayMessage(self, self, message)).toBe(true);
+    expect(isReplayMessage({}, self, message)).toBe(false);
+    expect(isReplayMessage(self, self, { ...message, ns: 'other' })).toBe(false);
+    expect(isReplayMessage(self, self, { ...message, v: 2 })).toBe(false);
+    expect(isReplayMessage(self, self, { ...message, kind: 'faults' })).toBe(false);
+    expect(isReplayMessage(self, self, { ...message, requestId: 1 })).toBe(false);
+    expect(isReplayMessage(self, self, null)).toBe(false);
   });
 });
 

@@ -13,6 +13,10 @@
  * `push`, the array iterator), so every way into the hook's code (`push`, `relayReady`, its
  * timer) catches. A page that does so can at worst lose its own events for the panel; it can
  * never make a Retryline call throw, nor stop the hook for good.
+ *
+ * Replay: core offers a way to send each GET, HEAD and OPTIONS request again as it starts
+ * (`replayable`, development builds); the hook keeps those of the latest {@link MAX_REPLAYS}
+ * requests by id, and runs one when the relay brings the panel's {@link ReplayMessage}.
  */
 
 import type { DevtoolsHook, FaultStep } from '@retryline/core/instrument';
@@ -22,9 +26,11 @@ import {
   type HookHelloMessage,
   MAX_BATCH,
   MAX_QUEUE,
+  MAX_REPLAYS,
   NAMESPACE,
   type PageMessage,
   PROTOCOL_VERSION,
+  type ReplayMessage,
 } from '../shared/protocol';
 import { createPageFaults, type FaultWorld } from './page-faults';
 
@@ -68,6 +74,14 @@ export interface PageHook {
   fault(query: unknown): FaultStep | undefined;
   /** The relay brought the tab's fault rules ({@link FaultsMessage}): they replace the page's. */
   setFaults(message: FaultsMessage): void;
+  /**
+   * What core calls as a request that can be replayed starts ({@link DevtoolsHook}'s `replayable`):
+   * keeps `replay` under the request's id, for the latest {@link MAX_REPLAYS} requests. Takes
+   * anything and never throws.
+   */
+  replayable(requestId: unknown, replay: unknown): void;
+  /** The relay brought the panel's replay ({@link ReplayMessage}): runs the one kept for the id, if any. */
+  replay(requestId: string): void;
   /** The relay said it is listening: drain the queue and post from now on. */
   relayReady(): void;
   /** Events waiting to be posted (for tests). */
@@ -82,6 +96,8 @@ export function createPageHook(world: HookWorld): PageHook {
   // Core said hello (a client was created); the relay was told so (once per document).
   let detected = false;
   let announced = false;
+  // The latest requests' replays by id, the oldest first (a Map keeps the order of insertion).
+  const replays = new Map<string, () => void>();
 
   const announce = () => {
     if (!ready || !detected || announced) return;
@@ -189,6 +205,24 @@ export function createPageHook(world: HookWorld): PageHook {
         // A set that cannot be read is no set: the page keeps what it had.
       }
     },
+    replayable(requestId, replay) {
+      try {
+        if (typeof requestId !== 'string' || typeof replay !== 'function') return;
+        // Taken again (a caller-chosen id reused), it is the latest.
+        replays.delete(requestId);
+        replays.set(requestId, replay as () => void);
+        if (replays.size > MAX_REPLAYS) replays.delete(replays.keys().next().value as string);
+      } catch {
+        // Nothing a page sees may come from the extension.
+      }
+    },
+    replay(requestId) {
+      try {
+        replays.get(requestId)?.();
+      } catch {
+        // Core's replay never throws; one the page gave the hook itself may.
+      }
+    },
     pending: () => queue.length,
   };
 }
@@ -212,6 +246,21 @@ export function isFaultsMessage(source: unknown, self: unknown, data: unknown): 
     message.v === PROTOCOL_VERSION &&
     message.kind === 'faults' &&
     Array.isArray(message.rules)
+  );
+}
+
+/**
+ * Whether a `message` event brings the panel's replay of a request from the relay. A page can forge
+ * one (see {@link ReplayMessage}): the worst it can do is have one of its own requests sent again.
+ */
+export function isReplayMessage(source: unknown, self: unknown, data: unknown): data is ReplayMessage {
+  if (source !== self || typeof data !== 'object' || data === null) return false;
+  const message = data as { ns?: unknown; v?: unknown; kind?: unknown; requestId?: unknown };
+  return (
+    message.ns === NAMESPACE &&
+    message.v === PROTOCOL_VERSION &&
+    message.kind === 'replay' &&
+    typeof message.requestId === 'string'
   );
 }
 

@@ -331,6 +331,20 @@ describe('App', () => {
       expect(screen.getByText('Reconnecting to the extension…')).toBeTruthy();
     });
 
+    it('has the page replay the selected row, and offers no Replay while an import is in view', () => {
+      const replay = vi.fn();
+      const source = Object.assign(liveSource(), { replay });
+      const { api } = mount(source);
+      source.send({ kind: 'append', entries: scenario() });
+      fireEvent.click(screen.getAllByTestId('request-row')[0] as HTMLElement);
+      fireEvent.click(screen.getByTestId('replay'));
+      expect(replay).toHaveBeenCalledWith(expect.objectContaining({ source: ORIGIN, requestId: 'r1' }));
+      act(() => api.importText(JSON.stringify(toRecording(manyRequests(2), 'x'))));
+      fireEvent.click(screen.getAllByTestId('request-row')[0] as HTMLElement);
+      expect(screen.getByTestId('detail')).toBeTruthy();
+      expect(screen.queryByTestId('replay')).toBeNull();
+    });
+
     it('goes back to the live page after viewing an import', () => {
       const source = liveSource();
       const { api } = mount(source);

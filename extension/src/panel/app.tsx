@@ -135,6 +135,7 @@ export function App(props: AppProps) {
         onImport={transfer.chooseFile}
         copy={copy}
         reveal={props.reveal}
+        replay={active.replay && ((row) => active.replay?.(row))}
       />
       {faults && shownTab && (
         <FaultsTab

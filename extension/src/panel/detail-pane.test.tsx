@@ -129,3 +129,34 @@ describe('DetailPane', () => {
     expect(screen.queryByTestId('detail-truncated')).toBeNull();
   });
 });
+
+describe('DetailPane’s Replay', () => {
+  it('asks for a GET to be sent again, and says what comes of it', () => {
+    const replay = vi.fn();
+    render(<DetailPane row={r1} onClose={() => {}} replay={replay} />);
+    const button = screen.getByTestId('replay') as HTMLButtonElement;
+    expect(button.disabled).toBe(false);
+    expect(button.title).toMatch(/through the Retryline client that sent it/);
+    fireEvent.click(button);
+    expect(replay).toHaveBeenCalledWith(r1);
+    expect(screen.getByTestId('copy-status').textContent).toMatch(/^Asked the page to send it again/);
+  });
+
+  it('is disabled for a POST, and says why', () => {
+    const replay = vi.fn();
+    render(<DetailPane row={r2} onClose={() => {}} replay={replay} />);
+    expect(r2.method).toBe('POST');
+    const button = screen.getByTestId('replay') as HTMLButtonElement;
+    expect(button.disabled).toBe(true);
+    expect(button.title).toBe(
+      'Only GET, HEAD and OPTIONS requests are replayed: sending any other again could change data',
+    );
+    fireEvent.click(button);
+    expect(replay).not.toHaveBeenCalled();
+  });
+
+  it('is not offered where no page feeds the panel (the viewer, an imported file)', () => {
+    render(<DetailPane row={r1} onClose={() => {}} />);
+    expect(screen.queryByTestId('replay')).toBeNull();
+  });
+});

@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { hasRedacted, toCurl, toFetch } from '../model/copy-request';
 import type { AttemptRow, HeaderMap, RequestRow } from '../model/timeline';
+import { MAX_REPLAYS, REPLAYED_METHODS } from '../shared/protocol';
 import {
   attemptStatusText,
   clockTime,
@@ -27,9 +28,14 @@ export interface DetailPaneProps {
   readonly copy?: (text: string) => Promise<void>;
   /** Shows the URL in DevTools' Network panel; absent where there is none (Firefox, the viewer). */
   readonly reveal?: (url: string) => void;
+  /**
+   * Has the page send the request again through its Retryline client; absent where no page feeds
+   * the panel (the viewer, an imported file).
+   */
+  readonly replay?: (row: RequestRow) => void;
 }
 
-export function DetailPane({ row, onClose, copy, reveal }: DetailPaneProps) {
+export function DetailPane({ row, onClose, copy, reveal, replay }: DetailPaneProps) {
   return (
     <aside
       class="rl-detail"
@@ -56,7 +62,7 @@ export function DetailPane({ row, onClose, copy, reveal }: DetailPaneProps) {
           ×
         </button>
       </header>
-      <DetailActions row={row} copy={copy} reveal={reveal} />
+      <DetailActions row={row} copy={copy} reveal={reveal} replay={replay} />
       <RequestFacts row={row} />
       <RequestSteps row={row} />
     </aside>
@@ -259,10 +265,22 @@ interface DetailActionsProps {
   readonly row: RequestRow;
   readonly copy: ((text: string) => Promise<void>) | undefined;
   readonly reveal: ((url: string) => void) | undefined;
+  readonly replay: ((row: RequestRow) => void) | undefined;
 }
 
-/** Copy as cURL / as fetch (redacted headers stay redacted, and say so), and Reveal in Network. */
-function DetailActions({ row, copy, reveal }: DetailActionsProps) {
+const REPLAY_TITLE =
+  'Have the page send this request again through the Retryline client that sent it (its options, guards and fault rules), as a new row';
+const NOT_REPLAYED =
+  'Only GET, HEAD and OPTIONS requests are replayed: sending any other again could change data';
+const REPLAY_SENT =
+  `Asked the page to send it again: its row appears as it starts. None does if the page has left, ` +
+  `has sent ${MAX_REPLAYS} newer requests, or is a production build (replay is for development builds).`;
+
+/**
+ * Copy as cURL / as fetch (redacted headers stay redacted, and say so), Reveal in Network, and
+ * Replay.
+ */
+function DetailActions({ row, copy, reveal, replay }: DetailActionsProps) {
   const [said, setSaid] = useState('');
   useEffect(() => setSaid(''), [row.key]);
   const redacted = hasRedacted(row);
@@ -310,6 +328,21 @@ function DetailActions({ row, copy, reveal }: DetailActionsProps) {
           onClick={() => reveal(url)}
         >
           Reveal in Network
+        </button>
+      ) : null}
+      {replay ? (
+        <button
+          type="button"
+          class="rl-button"
+          data-testid="replay"
+          disabled={!REPLAYED_METHODS.includes(row.method)}
+          title={REPLAYED_METHODS.includes(row.method) ? REPLAY_TITLE : NOT_REPLAYED}
+          onClick={() => {
+            replay(row);
+            setSaid(REPLAY_SENT);
+          }}
+        >
+          Replay
         </button>
       ) : null}
       <span class="rl-detail__said" role="status" data-testid="copy-status">

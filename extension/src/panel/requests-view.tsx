@@ -29,6 +29,8 @@ export interface RequestsViewProps {
   readonly onImport: () => void;
   readonly copy: (text: string) => Promise<void>;
   readonly reveal: ((url: string) => void) | undefined;
+  /** Has the tab's page send a request again; absent where no page feeds the panel. */
+  readonly replay: ((row: RequestRow) => void) | undefined;
 }
 
 export function RequestsView(props: RequestsViewProps) {
@@ -85,6 +87,7 @@ export function RequestsView(props: RequestsViewProps) {
           onClose={selection.closeDetail}
           copy={props.copy}
           {...(props.reveal === undefined ? {} : { reveal: props.reveal })}
+          {...(props.replay === undefined ? {} : { replay: props.replay })}
         />
       )}
     </div>

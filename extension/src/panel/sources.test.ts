@@ -356,11 +356,97 @@ describe('connectWorker’s fault rules', () => {
     timers.runNext();
     expect(ports[2]?.posted).toEqual([{ kind: 'subscribe', tabId: 7 }]);
   });
+
+  describe('with changes quicker than the worker’s answers', () => {
+    const rule = (id: string): FaultRule => ({ id, url: id, steps: [{ step: 'networkError' }] });
+    const A = { rules: [rule('a')] };
+    const AB = { rules: [rule('a'), rule('b')] };
+    const shown = (updates: SourceUpdate[]) => updates.filter((update) => update.kind === 'faults');
+
+    it('sends the last set asked for again after a reconnect, not an older one the worker answered with', () => {
+      const { runtime, ports } = fakeRuntime();
+      const timers = manualSchedule();
+      const source = connectWorker(7, runtime, { schedule: timers.schedule });
+      const updates = record(source);
+      source.faults?.set(A);
+      source.faults?.set(AB);
+      ports[0]?.message(faults(A.rules));
+      // The worker is about to take A and B: A alone is neither shown nor built on.
+      expect(shown(updates)).toEqual([]);
+      expect(source.faults?.wanted()).toEqual(AB);
+      ports[0]?.disconnect();
+      timers.runNext();
+      expect(ports[1]?.posted).toEqual([{ kind: 'subscribe', tabId: 7 }, faults(AB.rules)]);
+      ports[1]?.message(faults(AB.rules));
+      expect(shown(updates)).toEqual([{ kind: 'faults', set: AB }]);
+      expect(source.faults?.wanted()).toEqual(AB);
+    });
+
+    it('builds a change made between two answers on the last set asked for', () => {
+      const { runtime, ports } = fakeRuntime();
+      const source = connectWorker(7, runtime);
+      const updates = record(source);
+      source.faults?.set(A);
+      source.faults?.set(AB);
+      ports[0]?.message(faults(A.rules));
+      const wanted = source.faults?.wanted() ?? { rules: [] };
+      const ABC = { rules: [...wanted.rules, rule('c')] };
+      source.faults?.set(ABC);
+      expect(ports[0]?.posted.at(-1)).toEqual(faults([rule('a'), rule('b'), rule('c')]));
+      ports[0]?.message(faults(AB.rules));
+      expect(source.faults?.wanted()).toEqual(ABC);
+      ports[0]?.message(faults(ABC.rules));
+      expect(shown(updates)).toEqual([{ kind: 'faults', set: ABC }]);
+    });
+
+    it('takes the rules another panel of the tab set, even with a change of its own unanswered', () => {
+      const { runtime, ports } = fakeRuntime();
+      const timers = manualSchedule();
+      const source = connectWorker(7, runtime, { schedule: timers.schedule });
+      const updates = record(source);
+      source.faults?.set(A);
+      const other = { rules: [rule('other')], seed: 4 };
+      ports[0]?.message(faults(other.rules, 4));
+      expect(shown(updates)).toEqual([{ kind: 'faults', set: other }]);
+      expect(source.faults?.wanted()).toEqual(other);
+      ports[0]?.disconnect();
+      timers.runNext();
+      expect(ports[1]?.posted).toEqual([{ kind: 'subscribe', tabId: 7 }, faults(other.rules, 4)]);
+    });
+
+    it('knows its set in the worker’s answer, which reads it as the panel does (methods in capitals)', () => {
+      const { runtime, ports } = fakeRuntime();
+      const source = connectWorker(7, runtime);
+      const updates = record(source);
+      const lower = { rules: [{ ...rule('a'), method: 'get', probability: 1 }] };
+      const read = { rules: [{ ...rule('a'), method: 'GET' }] };
+      source.faults?.set(lower);
+      source.faults?.set(AB);
+      ports[0]?.message(faults(read.rules));
+      expect(shown(updates)).toEqual([]);
+      expect(source.faults?.wanted()).toEqual(AB);
+    });
+  });
+});
+
+describe('connectWorker’s replay', () => {
+  it('asks the worker to have the tab’s page send a row’s request again, named as the row names it', () => {
+    const { runtime, ports } = fakeRuntime();
+    const source = connectWorker(7, runtime);
+    source.replay?.({ source: 'https://app.example', requestId: 'r1' });
+    expect(ports[0]?.posted.at(-1)).toEqual({
+      kind: 'replay',
+      tabId: 7,
+      source: 'https://app.example',
+      requestId: 'r1',
+    });
+  });
 });
 
 describe('staticSource', () => {
-  it('has no page, so no fault rules', () => {
+  it('has no page, so no fault rules and no replay', () => {
     expect(staticSource(scenario()).faults).toBeUndefined();
+    expect(staticSource(scenario()).replay).toBeUndefined();
   });
 
   it('gives its entries and clears them locally', () => {

@@ -7,6 +7,7 @@
  * the polyfill throws on load. The panel's entry passes `browser.runtime` in.
  */
 
+import type { RequestRow } from '../model/timeline';
 import { type FaultRuleSet, NO_RULES, parseFaultRules } from '../shared/faults';
 import type { PageState, PanelRequest, TabSettings, TimelineEntry, WorkerUpdate } from '../shared/protocol';
 import { PANEL_PORT } from '../shared/protocol';
@@ -21,7 +22,11 @@ export type SourceUpdate =
   | { readonly kind: 'page'; readonly page: PageState }
   /** Live sources: how many older requests the worker's ring dropped since the tab's log was last emptied. */
   | { readonly kind: 'evicted'; readonly evicted: number }
-  /** The tab's fault rules as the worker keeps them (live sources; replayed to a new subscriber when there are some). */
+  /**
+   * The tab's fault rules as the worker keeps them (live sources; replayed to a new subscriber when
+   * there are some). Not told: the worker's answer to a set this panel has since replaced, whose own
+   * answer is on its way.
+   */
   | { readonly kind: 'faults'; readonly set: FaultRuleSet };
 
 /** Fault injection in the tab a live source shows. */
@@ -31,6 +36,11 @@ export interface SourceFaults {
    * What the tab then has arrives as a `faults` update, the same in every panel of the tab.
    */
   set(set: FaultRuleSet): void;
+  /**
+   * The rules this panel wants the tab to have, which a change builds on: the last set it asked
+   * for until the worker answers with it (or with another panel's change), then the worker's.
+   */
+  wanted(): FaultRuleSet;
 }
 
 export interface PanelSource {
@@ -40,6 +50,14 @@ export interface PanelSource {
   readonly label: string;
   /** Fault injection, where a tab feeds the source (a recording has no page to fault). */
   readonly faults?: SourceFaults;
+  /**
+   * Has the tab's page send a row's request again, through the Retryline client that sent it (the
+   * worker hands it to the frame that sent it). Where a tab feeds the source only: a recording has
+   * no page to send from. Nothing comes back but the new request's events; nothing is sent when
+   * the page has no replay for it (not a GET, HEAD or OPTIONS request, too old, a page since left,
+   * a production build) or the worker is not connected.
+   */
+  replay?(row: Pick<RequestRow, 'source' | 'requestId'>): void;
   subscribe(listener: (update: SourceUpdate) => void): () => void;
   clear(): void;
   updateSettings(settings: Partial<TabSettings>): void;
@@ -128,11 +146,13 @@ export function connectWorker(
   // Unknown until the worker's snapshot.
   let page: PageState | undefined;
   let evicted = 0;
-  // The tab's fault rules as the worker last told them; the ones this panel wants, sent again after
-  // every subscribe (a worker that stopped forgot them); and whether a change found no port open.
+  // The tab's fault rules as the worker last told them; the sets this panel asked for that the
+  // worker has not answered with yet, oldest first (the last is what the panel wants, sent again
+  // after every subscribe: a worker that stopped forgot them); and whether a change found no port open.
   let shownFaults: FaultRuleSet = NO_RULES;
-  let wantedFaults: FaultRuleSet = NO_RULES;
+  let askedFaults: { readonly set: FaultRuleSet; readonly key: string }[] = [];
   let faultsUnsent = false;
+  const wantedFaults = () => askedFaults.at(-1)?.set ?? shownFaults;
 
   const emit = (update: SourceUpdate) => {
     for (const listener of listeners) listener(update);
@@ -196,8 +216,16 @@ export function connectWorker(
         return;
       case 'faults': {
         const { kind: _kind, tabId: _tabId, ...set } = update;
+        // The worker answers each set in the order it takes them (one port), every panel of the
+        // tab alike. An answer with a set this panel asked for settles it and those asked before;
+        // unless it is the last asked for, the worker is about to take a newer one, so it changes
+        // nothing here. A set this panel did not ask for is another panel's change: it is the tab's.
+        const key = faultsKey(set);
+        const at = askedFaults.findIndex((asked) => asked.key === key);
+        const superseded = at !== -1 && at < askedFaults.length - 1;
+        askedFaults = at === -1 ? [] : askedFaults.slice(at + 1);
+        if (superseded) return;
         shownFaults = set;
-        wantedFaults = set;
         emit({ kind: 'faults', set });
         return;
       }
@@ -216,7 +244,7 @@ export function connectWorker(
     const open = port;
     faultsUnsent = true;
     if (!open) return;
-    const { rules, seed } = wantedFaults;
+    const { rules, seed } = wantedFaults();
     try {
       open.postMessage(
         seed === undefined ? { kind: 'faults', tabId, rules } : { kind: 'faults', tabId, rules, seed },
@@ -250,7 +278,9 @@ export function connectWorker(
     });
     post({ kind: 'subscribe', tabId });
     // Ports only go with the worker (or the extension): whatever this panel had set, it sets again.
-    if (wantedFaults.rules.length > 0 || faultsUnsent) sendFaults();
+    // Only that set can be answered now; the ones before it went to a worker that is gone.
+    askedFaults = askedFaults.slice(-1);
+    if (wantedFaults().rules.length > 0 || faultsUnsent) sendFaults();
   };
 
   const retry = () => {
@@ -276,9 +306,13 @@ export function connectWorker(
     },
     faults: {
       set(set) {
-        wantedFaults = set;
+        askedFaults.push({ set, key: faultsKey(set) });
         sendFaults();
       },
+      wanted: wantedFaults,
+    },
+    replay({ source, requestId }) {
+      post({ kind: 'replay', tabId, source, requestId });
     },
     clear() {
       reset([]);
@@ -305,6 +339,12 @@ export function connectWorker(
     },
   };
 }
+
+/**
+ * A fault rule set as the worker answers with it, to compare sets by: read by `parseFaultRules`,
+ * as both the worker and {@link readUpdate} read it, which rebuilds it with its fields in one order.
+ */
+const faultsKey = (set: FaultRuleSet) => JSON.stringify(parseFaultRules(set) ?? set);
 
 /** The entries from the last navigation on (all of them when there was none). */
 export function fromLastNavigation(entries: readonly TimelineEntry[]): TimelineEntry[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_BATCH, MAX_EVENT_BYTES, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
-import { acceptPageMessage, faultsFromWorker, NO_FAULTS, type PageLike } from './accept';
+import { acceptPageMessage, faultsFromWorker, NO_FAULTS, type PageLike, replayFromWorker } from './accept';
 
 const self = { name: 'the page window' };
 const page: PageLike = { window: self, location: { origin: 'https://shop.example', protocol: 'https:' } };
@@ -149,5 +149,32 @@ describe('faultsFromWorker', () => {
 
   it('tells a page to drop its rules with an empty set', () => {
     expect(NO_FAULTS).toEqual({ ...faults, rules: [] });
+  });
+});
+
+describe('replayFromWorker', () => {
+  const replay = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', requestId: 'r1' };
+
+  it('passes on a replay for this frame’s origin, or for this frame alone, with the request id only', () => {
+    expect(replayFromWorker({ ...replay, origin: 'https://shop.example', extra: 1 }, page.location)).toEqual(
+      replay,
+    );
+    // Sent to this frame alone (an opaque origin names its frame): no origin to match.
+    expect(replayFromWorker(replay, { origin: 'null', protocol: 'https:' })).toEqual(replay);
+  });
+
+  it('passes on no replay meant for a frame of another origin, and nothing else', () => {
+    for (const value of [
+      { ...replay, origin: 'https://ads.example' },
+      { ...replay, origin: 'null' },
+      null,
+      'replay',
+      { ...replay, ns: 'x' },
+      { ...replay, v: 2 },
+      { ...replay, kind: 'faults' },
+      { ...replay, requestId: 7 },
+    ]) {
+      expect(replayFromWorker(value, page.location)).toBeUndefined();
+    }
   });
 });

@@ -14,6 +14,7 @@ import {
   PROTOCOL_VERSION,
   type RelayMessage,
   type RelayReadyMessage,
+  type ReplayMessage,
 } from '../shared/protocol';
 
 /** The relay's answer to the hook (see {@link RelayReadyMessage}). */
@@ -42,6 +43,20 @@ export function faultsFromWorker(value: unknown): FaultsMessage | undefined {
     return undefined;
   const message: FaultsMessage = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'faults', rules };
   return typeof seed === 'number' ? { ...message, seed } : message;
+}
+
+/**
+ * The worker's replay ({@link WorkerReplayMessage}) as the relay passes it on to the hook: rebuilt
+ * with the request id alone, or `undefined` for anything else, and for a replay meant for a frame
+ * of another origin (the worker sends it to every frame of the tab).
+ */
+export function replayFromWorker(value: unknown, location: PageLike['location']): ReplayMessage | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { ns, v, kind, requestId, origin } = value as Record<string, unknown>;
+  if (ns !== NAMESPACE || v !== PROTOCOL_VERSION || kind !== 'replay' || typeof requestId !== 'string')
+    return undefined;
+  if (origin !== undefined && origin !== location.origin) return undefined;
+  return { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', requestId };
 }
 
 /** The parts of a `MessageEvent` the gate reads. */

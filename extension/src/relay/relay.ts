@@ -3,14 +3,15 @@
  * page to the service worker, and tells it of each new document and whether that document uses
  * Retryline. It reads only what {@link acceptPageMessage} lets through, calls nothing the page
  * supplies, and says nothing back
- * but "ready" and the tab's fault rules, which the worker sends while a panel of the tab has some
- * (as its answer to the new document, and on each change).
+ * but "ready", the tab's fault rules, which the worker sends while a panel of the tab has some
+ * (as its answer to the new document, and on each change), and the panel's replays of this
+ * frame's requests.
  */
 
 import browser from 'webextension-polyfill';
 import { DETECTED, targetOrigin } from '../page/page-hook';
 import { NAMESPACE, PROTOCOL_VERSION, type RelayDocumentMessage } from '../shared/protocol';
-import { acceptPageMessage, faultsFromWorker, NO_FAULTS, RELAY_READY } from './accept';
+import { acceptPageMessage, faultsFromWorker, NO_FAULTS, RELAY_READY, replayFromWorker } from './accept';
 
 const NEW_DOCUMENT: RelayDocumentMessage = Object.freeze({
   ns: NAMESPACE,
@@ -38,8 +39,12 @@ function passFaults(message: unknown): void {
   if (faults) window.postMessage(faults, origin);
 }
 
+/** The worker's message for the page's hook: the tab's fault rules, or a replay of this frame's. */
 function onWorkerMessage(message: unknown, sender: { id?: string | undefined }): undefined {
-  if (sender.id === browser.runtime.id) passFaults(message);
+  if (sender.id !== browser.runtime.id || !alive) return undefined;
+  const replay = replayFromWorker(message, page.location);
+  if (replay) window.postMessage(replay, origin);
+  else passFaults(message);
   return undefined;
 }
 

@@ -11,6 +11,12 @@
  *   panel  --PanelRequest 'faults'-->  service worker (rules per tab)
  *   service worker  --tabs.sendMessage(FaultsMessage), or the answer to a RelayDocumentMessage-->  relay
  *   relay  --window.postMessage(FaultsMessage)-->  page hook (matches each attempt core asks about)
+ *
+ * So does a replay, the panel's "send this request again":
+ *
+ *   panel  --PanelRequest 'replay'-->  service worker (from a port subscribed to the tab)
+ *   service worker  --tabs.sendMessage(WorkerReplayMessage)-->  relay of the frame that sent it
+ *   relay  --window.postMessage(ReplayMessage)-->  page hook (runs the replay core offered for it)
  */
 
 import type { Recording, RetrylineEvent } from '@retryline/core';
@@ -91,6 +97,19 @@ export interface DetectedMessage {
 /** The most events the hook keeps while no relay is listening (oldest dropped first). */
 export const MAX_QUEUE = 1000;
 
+/**
+ * The most requests a page hook keeps a replay of: the latest, the oldest dropped first. Core offers
+ * one as each GET, HEAD and OPTIONS request starts, in development builds; each holds its request
+ * (the caller's init or `Request`, its options), never a response, and every page pays for them.
+ */
+export const MAX_REPLAYS = 200;
+
+/**
+ * The methods whose requests core offers a replay of (request-engine.ts, `offerReplay`): the safe
+ * ones (RFC 9110 §9.2.1), TRACE aside. The panel offers Replay on their rows only.
+ */
+export const REPLAYED_METHODS: readonly string[] = ['GET', 'HEAD', 'OPTIONS'];
+
 /** What the relay sends the worker: events already size-checked (the worker validates them). */
 export interface RelayMessage {
   readonly ns: typeof NAMESPACE;
@@ -167,7 +186,9 @@ export interface TabSettings {
 }
 
 /**
- * Panel → worker. `faults` replaces the tab's fault rules (an empty list removes them); it is taken
+ * Panel → worker. `replay` has the page send request `requestId` of the frame whose origin is
+ * `source` (a row's `frameKey` parts) again, through the Retryline client that sent it; it is taken
+ * only from a port subscribed to that tab. `faults` replaces the tab's fault rules (an empty list removes them); it is taken
  * only from a port subscribed to that tab, and the rules last while a port subscribed to the tab is
  * connected: when the last one goes (the panel closed), the tab's pages drop them. A worker that
  * was stopped forgets them with its ports, so a panel sends its rules again after each `subscribe`.
@@ -182,6 +203,12 @@ export type PanelRequest =
       readonly tabId: number;
       readonly rules: readonly FaultRule[];
       readonly seed?: number;
+    }
+  | {
+      readonly kind: 'replay';
+      readonly tabId: number;
+      readonly source: string;
+      readonly requestId: string;
     };
 
 /**
@@ -224,6 +251,31 @@ export interface FaultsMessage extends FaultRuleSet {
   readonly ns: typeof NAMESPACE;
   readonly v: typeof PROTOCOL_VERSION;
   readonly kind: 'faults';
+}
+
+/**
+ * The relay → its page's hook (`window.postMessage`): send request `requestId` again (the panel's
+ * Replay). The hook runs the replay core offered for it when the request started (development
+ * builds; GET, HEAD and OPTIONS only), if it still keeps one ({@link MAX_REPLAYS}), and ignores any
+ * other id. A page can forge one (the relay posts on the same window): the worst it can do is have
+ * one of its own GET, HEAD or OPTIONS requests sent again, as it could send it itself.
+ */
+export interface ReplayMessage {
+  readonly ns: typeof NAMESPACE;
+  readonly v: typeof PROTOCOL_VERSION;
+  readonly kind: 'replay';
+  readonly requestId: string;
+}
+
+/**
+ * The worker → the relays of a tab (`tabs.sendMessage`): a panel's replay. Request ids are the
+ * sending frame's own, and a caller may choose one another frame also uses, so the replay goes to
+ * the frame whose origin the row names: sent to every frame of the tab with that `origin`, which
+ * each relay compares with its own; or, for an opaque origin (named with its frame, see
+ * `senderOrigin`), to that frame alone, with no `origin`.
+ */
+export interface WorkerReplayMessage extends ReplayMessage {
+  readonly origin?: string;
 }
 
 /**

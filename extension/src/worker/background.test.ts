@@ -222,6 +222,44 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
   });
 });
 
+describe('the worker carrying a panel’s replay to its tab', () => {
+  const replay = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', requestId: 'r1' };
+  const calls = () => browser.tabs.sendMessage.mock.calls as unknown[][];
+
+  it('sends it to every frame of the tab, with the origin of the frame whose request it is', () => {
+    const panel = connectPanel();
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', requestId: 'r1' });
+    expect(calls()).toEqual([[7, { ...replay, origin: 'https://app.example' }]]);
+  });
+
+  it('sends the replay of an opaque origin’s request to its frame alone', () => {
+    const panel = connectPanel();
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    panel.send({ kind: 'replay', tabId: 7, source: 'null (frame 3)', requestId: 'r1' });
+    expect(calls()).toEqual([[7, replay, { frameId: 3 }]]);
+  });
+
+  it('takes a replay only for the tab the port shows, and only one that checks', () => {
+    const panel = connectPanel();
+    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', requestId: 'r1' });
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    panel.send({ kind: 'replay', tabId: 8, source: 'https://app.example', requestId: 'r1' });
+    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example' });
+    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', requestId: '' });
+    expect(browser.tabs.sendMessage).not.toHaveBeenCalled();
+  });
+
+  it('survives a tab that is gone', async () => {
+    browser.tabs.sendMessage.mockRejectedValueOnce(new Error('No tab with id: 7'));
+    const panel = connectPanel();
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', requestId: 'r1' });
+    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', requestId: 'r2' });
+    expect(calls()).toHaveLength(2);
+  });
+});
+
 /** What the relay in frame `frameId` of tab `tabId` sends, as the browser delivers it. */
 function fromRelay(tabId: number, message: Record<string, unknown>, frameId = 0): void {
   const sender = { id: 'retryline-test', tab: { id: tabId }, frameId, url: 'https://app.example/' };

@@ -4,7 +4,8 @@
  * ago, resets it on a new document (unless Preserve log), drops it when the tab closes, and feeds the
  * panels. It knows, per tab, whether the current page has a relay and uses Retryline (see
  * `PageState`), which the panel's empty state says. It also carries each tab's fault rules from
- * its panel to its pages, while the panel is open (see fault-rules.ts). Every listener is
+ * its panel to its pages, while the panel is open (see fault-rules.ts), and a panel's replay of a
+ * request to the frame that sent it (see `replayRoute`). Every listener is
  * registered synchronously at the top level, as MV3 requires for a worker woken by an event.
  */
 
@@ -18,6 +19,7 @@ import {
   isRelayMessage,
   newDocumentOf,
   parsePanelRequest,
+  replayRoute,
   senderOrigin,
 } from './messages';
 import { chunkKeysOf, indexKey, restoreTabLog } from './persistence';
@@ -117,6 +119,21 @@ function withTab(tabId: number, use: (log: TabLog, created: boolean) => void): v
     }
     run(log, !stored);
   });
+}
+
+/** Has the tab's page send a request again: its frame's relay hands the replay to the page's hook. */
+function replay(tabId: number, source: string, requestId: string): void {
+  const { message, frameId } = replayRoute(source, requestId);
+  try {
+    // A frame that is gone, or a page with no relay, has no receiver: nothing is replayed.
+    const sent =
+      frameId === undefined
+        ? browser.tabs.sendMessage(tabId, message)
+        : browser.tabs.sendMessage(tabId, message, { frameId });
+    sent.catch(() => {});
+  } catch {
+    // The tab is gone.
+  }
 }
 
 /** Posts `update` to one panel's port; one that was closed meanwhile is left to its onDisconnect. */
@@ -297,6 +314,10 @@ browser.runtime.onConnect.addListener((port) => {
         broadcast(tabId, { kind: 'faults', tabId, ...set });
         break;
       }
+      case 'replay':
+        // Only the tab this port shows, as for its fault rules.
+        if (subscribed === tabId) replay(tabId, request.source, request.requestId);
+        break;
       case 'clear':
         withTab(tabId, (log) => {
           clearLog(log);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_BATCH, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
+import { MAX_ID_LENGTH, MAX_STRING_LENGTH } from '../shared/schema';
 import {
   isDetectedMessage,
   isDocumentMessage,
@@ -7,6 +8,7 @@ import {
   newDocumentOf,
   originOf,
   parsePanelRequest,
+  replayRoute,
   senderOrigin,
 } from './messages';
 
@@ -41,6 +43,21 @@ describe('parsePanelRequest', () => {
     ).toBeUndefined();
     expect(parsePanelRequest({ kind: 'faults', tabId: 4 })).toBeUndefined();
     expect(parsePanelRequest({ kind: 'faults', tabId: 4, rules: [], seed: 'x' })).toBeUndefined();
+  });
+
+  it('accepts a replay of a row’s request, named by its frame’s origin and its id', () => {
+    const replay = { kind: 'replay', tabId: 4, source: 'https://app.example', requestId: 'r1' };
+    expect(parsePanelRequest({ ...replay, extra: 1 })).toEqual(replay);
+    for (const patch of [
+      { source: undefined },
+      { source: '' },
+      { source: 'x'.repeat(MAX_STRING_LENGTH + 1) },
+      { requestId: 7 },
+      { requestId: '' },
+      { requestId: 'r'.repeat(MAX_ID_LENGTH + 1) },
+    ]) {
+      expect(parsePanelRequest({ ...replay, ...patch })).toBeUndefined();
+    }
   });
 
   it('refuses anything else', () => {
@@ -146,5 +163,22 @@ describe('a relay’s new-document notice', () => {
     expect(newDocumentOf({ frameId: 0, url })).toBeUndefined();
     expect(newDocumentOf({ tab: { id: 7 }, url })).toBeUndefined();
     expect(newDocumentOf({ tab: { id: 7 }, frameId: 0 })).toBeUndefined();
+  });
+});
+
+describe('replayRoute', () => {
+  const message = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', requestId: 'r1' };
+
+  it('sends a replay to every frame of the tab, with the origin each relay must have', () => {
+    expect(replayRoute('https://app.example', 'r1')).toEqual({
+      message: { ...message, origin: 'https://app.example' },
+    });
+  });
+
+  it('sends the replay of an opaque origin’s request to its frame alone', () => {
+    const source = senderOrigin({ origin: 'null', frameId: 12 });
+    expect(replayRoute(source, 'r1')).toEqual({ message, frameId: 12 });
+    // An opaque origin no frame is known for: every relay whose own origin is opaque.
+    expect(replayRoute('null', 'r1')).toEqual({ message: { ...message, origin: 'null' } });
   });
 });

@@ -11,7 +11,9 @@ import {
   type PanelRequest,
   PROTOCOL_VERSION,
   type RelayDocumentMessage,
+  type WorkerReplayMessage,
 } from '../shared/protocol';
+import { MAX_ID_LENGTH, MAX_STRING_LENGTH } from '../shared/schema';
 import { parseSettings } from './persistence';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -21,6 +23,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function isTabId(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
+
+const isText = (value: unknown, max: number): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= max;
 
 /** A panel's message, checked: `undefined` for anything that is not a {@link PanelRequest}. */
 export function parsePanelRequest(value: unknown): PanelRequest | undefined {
@@ -41,6 +46,14 @@ export function parsePanelRequest(value: unknown): PanelRequest | undefined {
         ...(value.seed === undefined ? {} : { seed: value.seed }),
       });
       return set ? { kind: 'faults', tabId, ...set } : undefined;
+    }
+    case 'replay': {
+      // As a row names its request: the frame's origin (as the worker recorded it) and the id,
+      // no longer than the worker keeps them.
+      const { source, requestId } = value;
+      return isText(source, MAX_STRING_LENGTH) && isText(requestId, MAX_ID_LENGTH)
+        ? { kind: 'replay', tabId, source, requestId }
+        : undefined;
     }
     default:
       return undefined;
@@ -125,4 +138,21 @@ export function senderOrigin(sender: SenderLike): string {
     typeof sender.origin === 'string' && sender.origin !== '' ? sender.origin : originOf(sender.url);
   if (origin !== 'null') return origin;
   return typeof sender.frameId === 'number' ? `null (frame ${sender.frameId})` : 'null';
+}
+
+/**
+ * Where a panel's replay of request `requestId` of the frame whose origin is `source` goes, and
+ * with what: an opaque origin names its frame ({@link senderOrigin}), which alone is sent the
+ * replay; any other origin is matched by each relay of the tab against its own, so a frame of
+ * another origin that happens to use the same id (a caller may choose one) sends nothing.
+ */
+export function replayRoute(
+  source: string,
+  requestId: string,
+): { readonly message: WorkerReplayMessage; readonly frameId?: number } {
+  const message: WorkerReplayMessage = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', requestId };
+  const frame = /^null \(frame (\d+)\)$/.exec(source)?.[1];
+  return frame === undefined
+    ? { message: { ...message, origin: source } }
+    : { message, frameId: Number(frame) };
 }

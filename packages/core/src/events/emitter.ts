@@ -39,6 +39,16 @@ export interface DevtoolsHook {
    * hook whose `hello` throws never fails creating the client. Optional.
    */
   hello?(): void;
+  /**
+   * Offered, in development builds, as each HTTP request that is safe to send without its caller
+   * (a GET, HEAD or OPTIONS whose body, if any, can be sent again) starts: `replay` sends it again
+   * through the same client (its options, guards, and the faults the hook injects), as a request
+   * of its own (its own events, and a fresh id unless the caller's own headers carry one), aborted
+   * by nothing of the caller's, its response freed and its failure ignored. The DevTools panel's
+   * Replay keeps the latest and runs one on demand.
+   * Called inside a guard, as `push` is: a hook that throws never fails the request. Optional.
+   */
+  replayable?(requestId: string, replay: () => void): void;
 }
 
 const globalListeners = new Set<RetrylineEventListener>();
@@ -115,6 +125,15 @@ export function devtoolsHook(): DevtoolsHook | undefined {
 export function helloDevtools(): void {
   const hook = devtoolsHook();
   if (hook) deliver(() => hook.hello?.(), undefined);
+}
+
+/**
+ * Offers the devtools hook, if it takes offers (its optional `replayable`), a way to send a request
+ * again. `requestId` is read only then, so no id is drawn for a hook that takes none.
+ */
+export function offerDevtoolsReplay(requestId: () => string, replay: () => void): void {
+  const hook = devtoolsHook();
+  if (hook) deliver(() => hook.replayable?.(requestId(), replay), undefined);
 }
 
 /** Whether a subscriber or the devtools hook receives events now (a client's own listener aside). */

@@ -12,7 +12,13 @@ import {
 } from '../engine/attempt-loop';
 import { stoppedByOf } from '../engine/outcome';
 import { BodyNotReplayableError, isRetrylineError } from '../errors';
-import { anyoneListening, createEmitter, type Emit, helloDevtools } from '../events/emitter';
+import {
+  anyoneListening,
+  createEmitter,
+  type Emit,
+  helloDevtools,
+  offerDevtoolsReplay,
+} from '../events/emitter';
 import { claimRequestId, createRequestId } from '../events/request-id';
 import type { RequestOutcome, RetrylineEventListener } from '../events/types';
 import { type GuardKey, guardKeyOption } from '../guard/guard';
@@ -63,6 +69,9 @@ import { parseRetryHint } from './retry-hint';
 import { keepRetryInfo, keepSharedRetryInfo, type RetryInfo, type StoppedBy } from './retry-info';
 
 export { originOf } from './origin';
+
+// Bundlers replace it (see fault.ts); declared for this module alone (core's build has no Node types).
+declare const process: { readonly env: { readonly NODE_ENV?: string } };
 
 /** What `onRetry` is told before each wait of an HTTP request. */
 export interface HttpRetryEvent {
@@ -891,6 +900,27 @@ class HttpRequest<R> {
     // (the header sent is still the caller's), so the panel and traces keep the two apart.
     const claim = this.#chosen ? claimRequestId(this.#chosen) : undefined;
     if (claim) this.#requestId = claim.id;
+    // Development builds: the devtools hook may keep a way to send this request again (see
+    // offerReplay): its loop run anew, as a request of its own (a fresh id, unless the caller's own
+    // headers carry one). Read once per request the loop runs, never on the happy path's shortcut.
+    try {
+      if (process.env.NODE_ENV !== 'production') {
+        const exchange = this.#exchange;
+        const options = this.#options;
+        const method = this.#method;
+        offerReplay(this.#idOf, method, exchange, (signal) =>
+          runLoop(
+            exchange,
+            { ...options, requestId: undefined },
+            signal,
+            { method, url: exchange.url },
+            undefined,
+          ),
+        );
+      }
+    } catch {
+      // No `process` (a module loaded as it is, unbundled): nothing is offered.
+    }
     try {
       const result = await runAttemptLoop<R>(this.#spec());
       return { response: result.value, info: new SettledRetryInfo(this.#idOf, result) };
@@ -970,4 +1000,39 @@ function toEntries(headers: HeadersLike): HeaderSource {
   if (typeof value[Symbol.iterator] === 'function') return headers as unknown as HeaderSource;
   if (typeof value.toJSON === 'function') return value.toJSON();
   return headers as HeaderSource;
+}
+
+/**
+ * Replay, for the Retryline DevTools panel: a request the page sent is sent again by the page,
+ * through the same client (its options, guards, and the faults the panel injects), so that its
+ * retries can be watched again after a fault rule changed. Core keeps nothing: as each request
+ * starts, the devtools hook is offered a function that sends it again (its `replayable`), and the
+ * hook keeps the latest few.
+ *
+ * Only a request that is safe to send without its caller is offered: a safe method (RFC 9110
+ * §9.2.1; TRACE aside, which fetch refuses) whose body, if any, can be sent again (the exchange's
+ * `replayable`: the engine's own retries send that body again too). A replay is no caller's: the
+ * caller's abort signal (aborted long ago, perhaps) does not reach it, its response is freed
+ * unread, and how it ends goes nowhere but its events. `again` runs the request's loop anew with
+ * the signal given, which nothing aborts: every attempt is then sent with a signal of Retryline's,
+ * over the one the caller's request carries (fetch's `init.signal`, a `Request`'s own, axios's
+ * `config.signal`).
+ *
+ * In development builds only: called behind `process.env.NODE_ENV !== 'production'` (see
+ * fault.ts), so a production bundle carries none of it. Kept at the end of this module, with no
+ * constant of its own: a bundle that drops it keeps nothing of it, not even a break between its
+ * neighbours' declarations.
+ */
+function offerReplay<R>(
+  requestId: () => string,
+  method: string,
+  exchange: HttpExchange<R>,
+  again: (signal: AbortSignal) => Promise<{ readonly response: R }>,
+): void {
+  if (!exchange.replayable || !['GET', 'HEAD', 'OPTIONS'].includes(method)) return;
+  offerDevtoolsReplay(requestId, () => {
+    again(new AbortController().signal)
+      .then(({ response }) => exchange.discard(response))
+      .catch(() => {});
+  });
 }

@@ -1,0 +1,161 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BrowserTab,
+  EXTENSION_DIST,
+  type ExtensionBrowser,
+  launchChromiumWith,
+  launchFirefoxWith,
+} from '../support/extension-browser';
+import { type FaultServer, startFaultServer } from '../support/fault-server';
+import { proxyPrefs } from '../support/firefox';
+import { type OutboundSink, startOutboundSink } from '../support/outbound-sink';
+
+// The panel's Replay as a developer uses it, in the built extension of both browsers it ships for:
+// the real panel page (panel.html?tabId=N, as DevTools shows it for tab N) is opened in an
+// extension tab, a row is selected and Replay clicked. The page sends the request again through
+// the Retryline client that sent it (its caller's signal long aborted): the server counts its
+// attempts, its retries included, and a new row with the same URL appears. A POST's Replay is
+// disabled, and says why. Clicks are dispatched inside the panel page, and each step is polled
+// for, never timed.
+
+const browsers = [
+  { name: 'Chromium', dir: EXTENSION_DIST.chrome, launch: (dir: string) => launchChromiumWith(dir) },
+  {
+    name: 'Firefox',
+    dir: EXTENSION_DIST.firefox,
+    launch: (dir: string, sink: OutboundSink) => launchFirefoxWith(dir, proxyPrefs(sink.port)),
+  },
+];
+
+type ReplayWindow = Window & { replayPage: { call(path: string, method?: string): Promise<number> } };
+type ExtensionApi = { storage: { session: { get(keys: null): Promise<Record<string, unknown>> } } };
+
+// Run inside the browser: they travel as source text, so they use only their arguments and globals.
+const hasPage = () => 'replayPage' in window;
+const call = (path: string, method?: string) =>
+  (window as unknown as ReplayWindow).replayPage.call(path, method);
+const storedSession = () => {
+  const scope = globalThis as unknown as { browser?: ExtensionApi; chrome?: ExtensionApi };
+  return ((scope.browser ?? scope.chrome) as ExtensionApi).storage.session.get(null);
+};
+/** Each row of the list: its method, path, and how many attempt bars it draws. */
+const rows = () =>
+  [...document.querySelectorAll('[data-testid="request-row"]')].map((row) => ({
+    path: row.querySelector('.rl-url__path')?.textContent ?? '',
+    attempts: row.querySelectorAll('[data-testid="attempt-bar"]').length,
+  }));
+/** Opens the details of the `n`-th row (from 0) whose path is `path`. */
+const openRow = (path: string, n: number) => {
+  const row = [...document.querySelectorAll<HTMLElement>('[data-testid="request-row"]')].filter(
+    (each) => each.querySelector('.rl-url__path')?.textContent === path,
+  )[n];
+  if (!row) throw new Error(`no row ${n} for ${path}`);
+  row.click();
+};
+/** The detail pane's Replay button, as shown: whether it takes a click, and what it says of itself. */
+const replayButton = () => {
+  const button = document.querySelector<HTMLButtonElement>('[data-testid="detail"] [data-testid="replay"]');
+  return button ? { disabled: button.disabled, title: button.title } : null;
+};
+const clickReplay = () => {
+  document.querySelector<HTMLButtonElement>('[data-testid="detail"] [data-testid="replay"]')?.click();
+};
+
+describe.each(browsers)('Replay in $name', ({ dir, launch }) => {
+  let server: FaultServer;
+  let sink: OutboundSink;
+  let browser: ExtensionBrowser;
+  let probe: BrowserTab;
+
+  beforeAll(async () => {
+    if (!existsSync(join(dir, 'manifest.json'))) {
+      throw new Error(`${dir} is not built: run \`pnpm build:extension\` (pnpm test builds it)`);
+    }
+    const bundle = await build({
+      entryPoints: [fileURLToPath(new URL('replay-page.ts', import.meta.url))],
+      bundle: true,
+      write: false,
+      format: 'iife',
+      platform: 'browser',
+      target: 'es2022',
+      conditions: ['@retryline/source', 'browser'],
+      // What an app's development build defines (a production one leaves the replay code out).
+      define: { 'process.env.NODE_ENV': '"development"' },
+      logLevel: 'warning',
+    });
+    server = await startFaultServer();
+    server.static('/page.js', bundle.outputFiles[0]?.text ?? '', 'text/javascript');
+    server.static('/', '<!doctype html><title>app</title><script src="/page.js"></script>', 'text/html');
+    sink = await startOutboundSink();
+    browser = await launch(dir, sink);
+    // An extension page to read the worker's storage from.
+    probe = await browser.open(browser.extensionUrl('panel.html'));
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await sink?.close();
+    await server?.close();
+  });
+
+  it('sends a row’s GET again through the page’s client: the server counts it, retries included, and a new row shows it', async () => {
+    // Each request is answered 503 then 200: one retry, the same for the replay.
+    server.script('/api/items', [{ status: 503 }, { status: 200 }, { status: 503 }, { status: 200 }]);
+    server.script('/api/orders', [{ status: 201 }]);
+    const tab = await browser.open(`${server.url}/`);
+    await expect.poll(() => tab.evaluate(hasPage)).toBe(true);
+    expect(await tab.evaluate(call, '/api/items')).toBe(200);
+    expect(await tab.evaluate(call, '/api/orders', 'POST')).toBe(201);
+    expect(server.requests('/api/items')).toHaveLength(2);
+    let id = 0;
+    await expect
+      .poll(
+        async () => {
+          const stored = Object.keys(await probe.evaluate(storedSession));
+          id = Number(stored.find((key) => /^tab:\d+$/.test(key))?.slice(4) ?? 0);
+          return id;
+        },
+        { timeout: 15_000 },
+      )
+      .toBeGreaterThan(0);
+
+    const panel = await browser.open(browser.extensionUrl(`panel.html?tabId=${id}`));
+    await expect
+      .poll(() => panel.evaluate(rows), { timeout: 10_000 })
+      .toEqual([
+        { path: '/api/items', attempts: 2 },
+        { path: '/api/orders', attempts: 1 },
+      ]);
+
+    // A POST is not sent again: its Replay says why.
+    await panel.evaluate(openRow, '/api/orders', 0);
+    await expect
+      .poll(() => panel.evaluate(replayButton))
+      .toEqual({
+        disabled: true,
+        title: expect.stringMatching(/GET, HEAD and OPTIONS/),
+      });
+
+    await panel.evaluate(openRow, '/api/items', 0);
+    await expect.poll(() => panel.evaluate(replayButton)).toMatchObject({ disabled: false });
+    await panel.evaluate(clickReplay);
+
+    // The server sees the request again, twice (its retry), and the panel a new row for it.
+    await expect.poll(() => server.requests('/api/items').length, { timeout: 10_000 }).toBe(4);
+    await expect
+      .poll(() => panel.evaluate(rows), { timeout: 10_000 })
+      .toEqual([
+        { path: '/api/items', attempts: 2 },
+        { path: '/api/orders', attempts: 1 },
+        { path: '/api/items', attempts: 2 },
+      ]);
+    expect(server.requests('/api/orders')).toHaveLength(1);
+
+    await panel.close();
+    await tab.close();
+  }, 120_000);
+});
