@@ -49,6 +49,15 @@ describe('readDraft', () => {
       'Expected a percentage from 0 to 100.',
     );
   });
+
+  it('refuses, as it is typed, a term a request answers only once it has been sent', () => {
+    expect(readDraft({ ...EMPTY_DRAFT, url: 'orders status:503', steps: '503' }, { id: 'a' })).toEqual({
+      errors: { url: 'status:503 is known only after an attempt; a rule is matched as the request starts' },
+    });
+    expect(readDraft({ ...EMPTY_DRAFT, url: '-is:retried', steps: '503' }, { id: 'a' }).errors.url).toBe(
+      'is:retried is known only after an attempt; a rule is matched as the request starts',
+    );
+  });
 });
 
 describe('draftOf', () => {
@@ -87,6 +96,17 @@ describe('matchCount', () => {
     expect(matchCount(rows, 'post', 'api.example')).toBe(1);
     expect(matchCount(rows, 'GET', '-orders')).toBe(1);
     expect(matchCount(rows, '', 're:(')).toBeUndefined();
+  });
+
+  it('tests each row as its request started, as the page matches a rule', () => {
+    // The 404 and the 200 after retries are not known as the requests start.
+    expect(matchCount(rows, '', '503')).toBe(0);
+    expect(matchCount(rows, '', '404')).toBe(0);
+    expect(matchCount(rows, '', 'not-retryable')).toBe(0);
+    // Every request is pending as it starts.
+    expect(matchCount(rows, '', 'pending')).toBe(3);
+    expect(matchCount(rows, 'GET', 'is:pending')).toBe(2);
+    expect(matchCount(rows, '', 'status:503')).toBeUndefined();
   });
 });
 

@@ -4,10 +4,9 @@
  * what is wrong with each field; and a rule read back into the form, to edit it.
  */
 
-import { compileFilter } from '../model/filter';
 import type { RequestRow } from '../model/timeline';
 import { formatSteps, parseSteps } from '../shared/fault-shorthand';
-import type { FaultRule } from '../shared/faults';
+import { type FaultRule, requestMatcher, ruleMatcher } from '../shared/faults';
 
 /** The methods the form offers; `''` is any method. */
 export const RULE_METHODS = ['', 'GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
@@ -38,14 +37,15 @@ export interface DraftReading {
 
 /**
  * Reads `draft` into a rule with `base`'s id (and its on/off state, when editing one). The steps go
- * through `parseSteps`, the pattern through the filter the page matches with; the whole set is
+ * through `parseSteps`, the pattern through `requestMatcher`, the page's own test (so a term a
+ * request answers only once sent, `status:503`, is refused as it is typed); the whole set is
  * checked later, with `validateFaultRules`, when it is sent.
  */
 export function readDraft(draft: RuleDraft, base: Pick<FaultRule, 'id' | 'enabled'>): DraftReading {
   const errors: { -readonly [K in keyof DraftErrors]: DraftErrors[K] } = {};
   const url = draft.url.trim();
-  const filterError = compileFilter({ text: url }).error;
-  if (filterError !== undefined) errors.url = filterError;
+  const matcher = requestMatcher(url);
+  if (typeof matcher === 'string') errors.url = matcher;
   const steps = draft.steps.trim() === '' ? undefined : parseSteps(draft.steps);
   if (steps?.ok === false) errors.steps = steps.error;
   const percent = draft.percent.trim() === '' ? Number.NaN : Number(draft.percent);
@@ -86,19 +86,14 @@ export function nextRuleId(rules: readonly FaultRule[]): string {
 }
 
 /**
- * How many of `rows` a rule's method (`''`: any) and pattern name, or `undefined` while the pattern
- * is invalid.
+ * How many of `rows` a rule's method (`''`: any) and pattern would fault, or `undefined` while the
+ * pattern is no rule's. Each row is tested as the page tests a request, as it was when it started
+ * (`ruleMatcher`): a row that later ran out of retries is not matched by `exhausted`, as its request
+ * would not have been.
  */
 export function matchCount(rows: readonly RequestRow[], method: string, url: string): number | undefined {
-  const filter = compileFilter({ text: url });
-  if (filter.error !== undefined) return undefined;
-  const wanted = method.toUpperCase();
-  let count = 0;
-  for (const row of rows) {
-    if (wanted !== '' && row.method.toUpperCase() !== wanted) continue;
-    if (!filter.active || filter.test(row)) count += 1;
-  }
-  return count;
+  const matches = ruleMatcher({ url, ...(method === '' ? {} : { method }) });
+  return typeof matches === 'string' ? undefined : rows.filter(matches).length;
 }
 
 /** A rule's steps in the one-line form, or their count where that form cannot say them. */

@@ -5,9 +5,9 @@ import { toRecording } from '../model/export';
 import { scenario } from '../model/fixtures';
 import { type FaultRule, type FaultRuleSet, MAX_RULES, NO_RULES } from '../shared/faults';
 import { mswSnippet } from '../shared/msw-snippet';
-import type { TimelineEntry } from '../shared/protocol';
+import type { PanelRequest, TimelineEntry } from '../shared/protocol';
 import { App, type PanelApi } from './app';
-import { type PanelSource, type SourceUpdate, staticSource } from './sources';
+import { connectWorker, type PanelPort, type PanelSource, type SourceUpdate, staticSource } from './sources';
 
 afterEach(() => {
   cleanup();
@@ -23,12 +23,14 @@ const API_RULE: FaultRule = {
 
 /**
  * A live tab whose worker the test plays: what the panel asks it to set is recorded, and the
- * rules it has are what the test says it has (as after the worker's `faults` update).
+ * rules it has are what the test says it has (as after the worker's `faults` update). The panel
+ * wants what it last asked for until the worker says what the tab has.
  */
 function faultSource(entries: TimelineEntry[] = scenario(), initial: FaultRuleSet = NO_RULES) {
   const listeners = new Set<(update: SourceUpdate) => void>();
   const sent: FaultRuleSet[] = [];
   let shown = initial;
+  let asked: FaultRuleSet | undefined;
   const source: PanelSource = {
     live: true,
     label: 'tab 1',
@@ -42,11 +44,18 @@ function faultSource(entries: TimelineEntry[] = scenario(), initial: FaultRuleSe
     clear: vi.fn(),
     updateSettings: vi.fn(),
     close: vi.fn(),
-    faults: { set: (set) => sent.push(set) },
+    faults: {
+      set(set) {
+        asked = set;
+        sent.push(set);
+      },
+      wanted: () => asked ?? shown,
+    },
   };
   /** The worker tells the panel the tab's rules (its answer to a change, or another panel's change). */
   const worker = (set: FaultRuleSet) => {
     shown = set;
+    asked = undefined;
     act(() => {
       for (const listener of listeners) listener({ kind: 'faults', set });
     });
@@ -226,6 +235,31 @@ describe('the Faults tab', () => {
     expect(submitButton().disabled).toBe(true);
   });
 
+  it('tries a pattern on each row as its request started, as the page matches a rule', () => {
+    const { source, sent } = faultSource();
+    mount(source);
+    openFaults();
+    type('fault-steps-input', '503');
+    // The list's 404 came back after the request started: no rule would have matched it by it.
+    type('fault-url', '404');
+    expect(within(form()).getByTestId('fault-matches').textContent).toBe(
+      'Matches 0 of the 3 requests in the list.',
+    );
+    type('fault-url', 'pending');
+    expect(within(form()).getByTestId('fault-matches').textContent).toBe(
+      'Matches 3 of the 3 requests in the list.',
+    );
+    type('fault-url', 'orders status:503');
+    const url = within(form()).getByTestId('fault-url');
+    expect(url.getAttribute('aria-invalid')).toBe('true');
+    expect(within(form()).getByTestId('fault-matches').textContent).toBe(
+      'status:503 is known only after an attempt; a rule is matched as the request starts',
+    );
+    expect(submitButton().disabled).toBe(true);
+    fireEvent.submit(form());
+    expect(sent).toEqual([]);
+  });
+
   it('checks the whole set before sending it, and shows why it was not sent', () => {
     const full = Array.from({ length: MAX_RULES }, (_, n) => ({ ...API_RULE, id: `rule-${n + 1}` }));
     const { source, sent } = faultSource(scenario(), { rules: full });
@@ -276,6 +310,43 @@ describe('the Faults tab', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Remove Any method pay → networkError' }));
     fireEvent.click(screen.getByRole('checkbox', { name: 'Apply GET orders → 503, 503, passthrough' }));
     expect(sent).toEqual([{ rules: [API_RULE] }, { rules: [{ ...API_RULE, enabled: false }] }]);
+  });
+
+  it('builds a change made between the worker’s answers on the rules it last asked for', () => {
+    // A live tab's own source, over a port whose worker the test plays.
+    const posted: PanelRequest[] = [];
+    let reply: (message: unknown) => void = () => {};
+    const port: PanelPort = {
+      postMessage: (message) => posted.push(message),
+      disconnect: () => {},
+      onMessage: {
+        addListener: (callback) => {
+          reply = callback;
+        },
+      },
+      onDisconnect: { addListener: () => {} },
+    };
+    mount(connectWorker(7, { connect: () => port }));
+    openFaults();
+    const add = (url: string) => {
+      type('fault-url', url);
+      type('fault-steps-input', 'networkError');
+      fireEvent.click(submitButton());
+    };
+    const urls = (request: PanelRequest | undefined) =>
+      request?.kind === 'faults' ? request.rules.map((each) => `${each.id} ${each.url}`) : [];
+    add('orders');
+    add('pay');
+    const first = posted.at(-2);
+    // The worker's answer to the first change comes after the second was asked for.
+    act(() => reply(first));
+    add('cart');
+    expect(urls(posted.at(-1))).toEqual(['rule-1 orders', 'rule-2 pay', 'rule-3 cart']);
+    // Nor is the rule set of an answer the worker has since replaced shown.
+    expect(shownRules()).toEqual([]);
+    act(() => reply(posted.at(-2)));
+    act(() => reply(posted.at(-1)));
+    expect(shownRules().map((shown) => shown[1])).toEqual(['orders', 'pay', 'cart']);
   });
 
   it('edits a rule in place, keeping its id; Escape leaves it as it was', () => {
@@ -353,6 +424,56 @@ describe('the Faults tab', () => {
     expect(mswSnippet(set)).not.toContain('pay');
   });
 
+  it('says at each rule what the msw test cannot reproduce, and as an error a rule that never applies', () => {
+    const someClients: FaultRule = {
+      id: 'rule-2',
+      url: 'pay client:ky',
+      steps: [{ step: 'networkError' }],
+      probability: 0.5,
+    };
+    const never: FaultRule = {
+      id: 'rule-3',
+      method: 'GET',
+      url: 'method:post',
+      steps: [{ step: 'networkError' }],
+    };
+    const set = { rules: [API_RULE, someClients, never] };
+    const { source } = faultSource(scenario(), set);
+    const { save } = mount(source);
+    openFaults();
+    const notes = (testId: string) =>
+      screen
+        .getAllByTestId('fault-rule')
+        .map((item) =>
+          [...item.querySelectorAll(`[data-testid="${testId}"]`)].map((note) => note.textContent),
+        );
+    expect(notes('fault-warning')).toEqual([
+      [],
+      [
+        "msw cannot reproduce this exactly: “client:ky” depends on the request's client (ky) in the page; msw cannot tell which client sent a request, so it is not checked here · in the page it applies to 50 % of matching requests; the handler answers every one",
+      ],
+      [],
+    ]);
+    expect(notes('fault-never')).toEqual([
+      [],
+      [],
+      ["Never applies in the page: “method:post” asks for POST, and the rule's method is GET"],
+    ]);
+    expect(screen.getByTestId('fault-never').className).toContain('rl-field__error');
+    // Read out with the rule's switch.
+    const toggle = screen.getByRole('checkbox', { name: 'Apply GET method:post → networkError' });
+    expect(toggle.getAttribute('aria-describedby')).toBe(screen.getByTestId('fault-never').id);
+    expect(
+      screen.getByRole('checkbox', { name: /^Apply Any method pay/ }).getAttribute('aria-describedby'),
+    ).toBe(screen.getByTestId('fault-warning').id);
+    expect(screen.getByRole('checkbox', { name: /^Apply GET orders/ }).hasAttribute('aria-describedby')).toBe(
+      false,
+    );
+    // The file saved is the one the warnings are about.
+    fireEvent.click(screen.getByTestId('export-msw'));
+    expect(save).toHaveBeenCalledWith('retryline-faults.test.ts', mswSnippet(set), 'text/typescript');
+  });
+
   it('has nothing to export while no rule is on', () => {
     const { source } = faultSource(scenario(), { rules: [{ ...API_RULE, enabled: false }] });
     mount(source);
@@ -372,6 +493,7 @@ describe('the Faults tab', () => {
     );
     fireEvent.click(within(banner).getByRole('button', { name: 'Show rules' }));
     expect(screen.getByTestId('faults-tab').hidden).toBe(false);
+    expect(within(banner).queryByRole('button', { name: 'Show rules' })).toBeNull();
     expect(screen.getByTestId('faults-notes').textContent).toBe(
       'Only requests sent through Retryline’s adapters (fetch, axios, ky) in this tab are faulted; others are untouched. A page opts out with <meta name="retryline-faults" content="off">. Production builds leave fault injection out. The rules last while DevTools is open on this tab.',
     );
@@ -406,6 +528,18 @@ describe('the Faults tab from the keyboard', () => {
     button.focus();
     fireEvent.click(button);
   };
+
+  it('moves the focus from the banner’s Show rules, which goes, to the Faults tab', () => {
+    const { source, worker } = faultSource();
+    mount(source);
+    worker({ rules: [API_RULE] });
+    const show = screen.getByRole('button', { name: 'Show rules' });
+    show.focus();
+    fireEvent.click(show);
+    expect(show.isConnected).toBe(false);
+    expect(document.activeElement).toBe(screen.getByRole('tab', { name: 'Faults (1)' }));
+    expect(screen.getByTestId('faults-tab').hidden).toBe(false);
+  });
 
   it('shows the Requests tab and focuses the filter for / and Ctrl+F pressed in the Faults tab', () => {
     mount(faultSource().source);

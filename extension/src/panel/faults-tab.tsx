@@ -1,15 +1,16 @@
 /**
  * The Faults tab: rules that make the inspected tab's Retryline requests fail on purpose (a 503,
  * a network error, a slow answer), to watch the retries they cause, and the rules as an msw test
- * to keep. The rules shown are the worker's (every panel of the tab shows the same); each change
- * sends the whole new set, checked first as the worker checks it.
+ * to keep, with what of each rule msw cannot reproduce said at the rule. The rules shown are the
+ * worker's (every panel of the tab shows the same); each change sends the whole new set, checked
+ * first as the worker checks it.
  */
 
 import type { RefObject } from 'preact';
 import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { RequestRow } from '../model/timeline';
 import type { FaultRule, FaultRuleSet } from '../shared/faults';
-import { mswSnippet } from '../shared/msw-snippet';
+import { mswExport, type SnippetWarning } from '../shared/msw-snippet';
 import {
   type DraftErrors,
   type DraftReading,
@@ -41,7 +42,20 @@ const STEPS_HELP =
 
 const enabledCount = (set: FaultRuleSet) => set.rules.filter((rule) => rule.enabled !== false).length;
 
-/** Says that rules are on, wherever the panel is: which tab, or an imported file. */
+/** How `mswExport` starts the warning of a rule whose pattern no request has as it starts. */
+const NEVER_APPLIES = 'never applies in the page: ';
+
+/** Each rule's warnings from `mswExport`, by rule id. */
+function warningsByRule(warnings: readonly SnippetWarning[]): ReadonlyMap<string, readonly string[]> {
+  const byRule = new Map<string, string[]>();
+  for (const { rule, message } of warnings) byRule.set(rule, [...(byRule.get(rule) ?? []), message]);
+  return byRule;
+}
+
+/**
+ * Says that rules are on, wherever the panel is: which tab, or an imported file. Its Show rules
+ * goes as the Faults tab shows, which then takes the focus it had.
+ */
 export function FaultsBanner(props: { readonly set: FaultRuleSet; readonly onShow?: () => void }) {
   const active = enabledCount(props.set);
   if (active === 0) return null;
@@ -77,6 +91,10 @@ export function FaultsTab({ faults, rows, save, copy, hidden }: FaultsTabProps) 
   const [said, setSaid] = useState('');
   const section = useRef<HTMLElement>(null);
   const focusAfterRemoving = useFocusAfterRemoving(rules, section);
+  useFocusWhenShown(hidden, section);
+  // One export for the set: the file Export saves and Copy copies, and what each rule's notes say.
+  const msw = useMemo(() => mswExport(faults.set), [faults.set]);
+  const warnings = useMemo(() => warningsByRule(msw.warnings), [msw]);
   // A change from the list's buttons; the forms show their own problems beside their fields.
   const change = (update: RuleSetChange) => {
     const error = faults.change(update);
@@ -111,9 +129,10 @@ export function FaultsTab({ faults, rows, save, copy, hidden }: FaultsTabProps) 
         Rules{' '}
         <span class="rl-faults__hint">(the first enabled match applies to all of a request’s attempts)</span>
       </h2>
-      <RuleList faults={faults} rows={tried} change={change} onRemove={remove} />
+      <RuleList faults={faults} rows={tried} warnings={warnings} change={change} onRemove={remove} />
       <FaultsActions
         set={faults.set}
+        mswTest={msw.source}
         save={save}
         copy={copy}
         said={said}
@@ -135,6 +154,20 @@ type RuleSetChange = (rules: readonly FaultRule[]) => readonly FaultRule[];
 function focusLost(document: Document): boolean {
   const focused = document.activeElement as (HTMLElement & { disabled?: boolean }) | null;
   return !focused || focused === document.body || !focused.isConnected || focused.disabled === true;
+}
+
+/**
+ * Keeps the focus in the panel when the tab is shown by a control that then goes (the banner's
+ * Show rules is not there while the tab is): the focus moves to the Faults tab in the tab strip, as
+ * if the tab had been chosen there.
+ */
+function useFocusWhenShown(hidden: boolean, root: RefObject<HTMLElement | null>) {
+  useEffect(() => {
+    const element = root.current;
+    if (hidden || !element || !focusLost(element.ownerDocument)) return;
+    const tab = element.getAttribute('aria-labelledby');
+    if (tab) element.ownerDocument.getElementById(tab)?.focus();
+  }, [hidden]);
 }
 
 /**
@@ -172,13 +205,15 @@ interface RuleListProps {
   readonly faults: FaultsState;
   /** The rows a pattern being edited is tried on. */
   readonly rows: readonly RequestRow[];
+  /** What the msw test cannot reproduce of each rule, by rule id. */
+  readonly warnings: ReadonlyMap<string, readonly string[]>;
   /** Sends a change from the list's buttons: the set's problem, or `undefined` once sent. */
   readonly change: (update: RuleSetChange) => string | undefined;
   readonly onRemove: (rule: FaultRule) => void;
 }
 
 /** The tab's rules, in the order they are tried, each shown or being edited in place. */
-function RuleList({ faults, rows, change, onRemove }: RuleListProps) {
+function RuleList({ faults, rows, warnings, change, onRemove }: RuleListProps) {
   const { rules } = faults.set;
   const [editing, setEditing] = useState<string | undefined>(undefined);
   // The rule whose Edit button gets the focus back when its form closes.
@@ -224,6 +259,7 @@ function RuleList({ faults, rows, change, onRemove }: RuleListProps) {
           <RuleItem
             key={rule.id}
             rule={rule}
+            warnings={warnings.get(rule.id) ?? NO_WARNINGS}
             focusEdit={returnTo === rule.id}
             onToggle={() =>
               change((current) => current.map((each) => (each.id === rule.id ? toggled(each) : each)))
@@ -242,6 +278,8 @@ function RuleList({ faults, rows, change, onRemove }: RuleListProps) {
 
 interface FaultsActionsProps {
   readonly set: FaultRuleSet;
+  /** The set as an msw test: what Export saves and Copy copies (the panel's API hands out the same). */
+  readonly mswTest: string;
   readonly save: (name: string, text: string, type: string) => void;
   readonly copy: (text: string) => Promise<void>;
   /** What the tab last said of a change, an export or a copy. */
@@ -251,9 +289,7 @@ interface FaultsActionsProps {
 }
 
 /** The rules as an msw test (saved or copied), and Remove all. */
-function FaultsActions({ set, save, copy, said, onSaid, onRemoveAll }: FaultsActionsProps) {
-  // What Export saves and Copy copies (the panel's API hands out the same).
-  const text = () => mswSnippet(set);
+function FaultsActions({ set, mswTest, save, copy, said, onSaid, onRemoveAll }: FaultsActionsProps) {
   const enabled = enabledCount(set);
   return (
     <div class="rl-faults__actions">
@@ -264,7 +300,7 @@ function FaultsActions({ set, save, copy, said, onSaid, onRemoveAll }: FaultsAct
         disabled={enabled === 0}
         title="Save the enabled rules as a vitest file using @retryline/msw"
         onClick={() => {
-          save(MSW_TEST_FILE, text(), 'text/typescript');
+          save(MSW_TEST_FILE, mswTest, 'text/typescript');
           onSaid(`Saved ${MSW_TEST_FILE}.`);
         }}
       >
@@ -276,7 +312,7 @@ function FaultsActions({ set, save, copy, said, onSaid, onRemoveAll }: FaultsAct
         data-testid="copy-msw"
         disabled={enabled === 0}
         onClick={() =>
-          copy(text()).then(
+          copy(mswTest).then(
             () => onSaid('Copied the msw test.'),
             (error: Error) => onSaid(`Could not copy: ${error.message}`),
           )
@@ -306,8 +342,12 @@ const toggled = (rule: FaultRule): FaultRule => {
   return on;
 };
 
+const NO_WARNINGS: readonly string[] = [];
+
 interface RuleItemProps {
   readonly rule: FaultRule;
+  /** What the msw test cannot reproduce of the rule (`mswExport`'s warnings for it). */
+  readonly warnings: readonly string[];
   /** Its form just closed: the focus goes back to its Edit button. */
   readonly focusEdit: boolean;
   readonly onToggle: () => void;
@@ -315,8 +355,10 @@ interface RuleItemProps {
   readonly onRemove: () => void;
 }
 
-function RuleItem({ rule, focusEdit, onToggle, onEdit, onRemove }: RuleItemProps) {
+function RuleItem({ rule, warnings, focusEdit, onToggle, onEdit, onRemove }: RuleItemProps) {
   const edit = useRef<HTMLButtonElement>(null);
+  const id = useId();
+  const notes = warningNotes(id, warnings);
   useEffect(() => {
     if (focusEdit) edit.current?.focus();
   }, [focusEdit]);
@@ -333,6 +375,7 @@ function RuleItem({ rule, focusEdit, onToggle, onEdit, onRemove }: RuleItemProps
         class="rl-fault-rule__toggle"
         checked={on}
         aria-label={`Apply ${name}`}
+        aria-describedby={notes.length > 0 ? notes.map((note) => note.id).join(' ') : undefined}
         data-testid="fault-toggle"
         onChange={onToggle}
       />
@@ -372,8 +415,38 @@ function RuleItem({ rule, focusEdit, onToggle, onEdit, onRemove }: RuleItemProps
           Remove
         </button>
       </span>
+      {notes.map((note) => (
+        <span
+          key={note.id}
+          id={note.id}
+          class={`rl-field__note${note.error ? ' rl-field__error' : ''}`}
+          data-testid={note.error ? 'fault-never' : 'fault-warning'}
+        >
+          {note.text}
+        </span>
+      ))}
     </li>
   );
+}
+
+/**
+ * A rule's `mswExport` warnings as notes under it, one of each kind, so a rule takes a line or two
+ * more at 400 px: why it never applies in the page (an error: the file has no handler for it), and
+ * what msw cannot reproduce exactly.
+ */
+function warningNotes(id: string, warnings: readonly string[]) {
+  const never = warnings.filter((message) => message.startsWith(NEVER_APPLIES));
+  const inexact = warnings.filter((message) => !message.startsWith(NEVER_APPLIES));
+  const notes: { readonly id: string; readonly error: boolean; readonly text: string }[] = [];
+  if (never.length > 0) {
+    const why = never.map((message) => message.slice(NEVER_APPLIES.length)).join(' · ');
+    notes.push({ id: `${id}-never`, error: true, text: `Never applies in the page: ${why}` });
+  }
+  if (inexact.length > 0) {
+    const text = `msw cannot reproduce this exactly: ${inexact.join(' · ')}`;
+    notes.push({ id: `${id}-msw`, error: false, text });
+  }
+  return notes;
 }
 
 interface RuleFormProps {

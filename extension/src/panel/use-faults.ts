@@ -3,7 +3,7 @@
  * panel of the tab shows the same rules), and a way to change them that checks the new set first.
  */
 
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { type FaultRule, type FaultRuleSet, NO_RULES, validateFaultRules } from '../shared/faults';
 import type { PanelSource } from './sources';
 
@@ -13,7 +13,8 @@ export interface FaultsState {
   /**
    * Replaces the tab's rules with `change(rules)`, checked whole with `validateFaultRules` as the
    * worker checks them: the problem (`rules[1].url: …`), or `undefined` once asked for. `rules`
-   * includes changes asked for whose answer has not come back yet, so quick changes add up.
+   * are the source's `faults.wanted()`: they include changes asked for whose answer has
+   * not come back yet, so quick changes add up.
    */
   readonly change: (change: (rules: readonly FaultRule[]) => readonly FaultRule[]) => string | undefined;
 }
@@ -21,18 +22,13 @@ export interface FaultsState {
 /** The fault rules of `source`'s tab, or `undefined` for a source without a page (a recording). */
 export function useFaults(source: PanelSource): FaultsState | undefined {
   const [set, setSet] = useState<FaultRuleSet>(NO_RULES);
-  // The latest set: the worker's last word, or a change asked for since.
-  const latest = useRef<FaultRuleSet>(NO_RULES);
   const faults = source.faults;
 
   useEffect(() => {
-    latest.current = NO_RULES;
     setSet(NO_RULES);
     if (!faults) return;
     return source.subscribe((update) => {
-      if (update.kind !== 'faults') return;
-      latest.current = update.set;
-      setSet(update.set);
+      if (update.kind === 'faults') setSet(update.set);
     });
   }, [source]);
 
@@ -40,13 +36,9 @@ export function useFaults(source: PanelSource): FaultsState | undefined {
   return {
     set,
     change(change) {
-      const { seed } = latest.current;
-      const checked = validateFaultRules({
-        rules: change(latest.current.rules),
-        ...(seed === undefined ? {} : { seed }),
-      });
+      const { rules, seed } = faults.wanted();
+      const checked = validateFaultRules({ rules: change(rules), ...(seed === undefined ? {} : { seed }) });
       if (!checked.ok) return checked.error;
-      latest.current = checked.value;
       faults.set(checked.value);
       return undefined;
     },
