@@ -18,7 +18,10 @@ import type { CallResult } from './fault-page';
 // Fault injection through the built extension, in both browsers it ships for, driven as the
 // panel's Faults tab will drive it: an extension page opens a panel port, subscribes to the tab and
 // sends rules. The page's Retryline requests then take the injected attempts; a new document of the
-// tab gets the rules again; a page that opted out is untouched; closing the panel removes them.
+// tab gets the rules again; a page that opted out is untouched; closing the panel removes them. The
+// rules reach the page's own origin only: the top frame and its same-origin frames, never a frame
+// of another origin (an ad, a widget), whose scripts could read them and whose requests they
+// would fault.
 
 const browsers = [
   { name: 'Chromium', dir: EXTENSION_DIST.chrome, launch: (dir: string) => launchChromiumWith(dir) },
@@ -39,7 +42,14 @@ const RULES = [
 ];
 
 type FaultWindow = Window & {
-  faultPage: { call(path: string): Promise<CallResult> };
+  faultPage: {
+    call(path: string): Promise<CallResult>;
+    faults(): unknown[];
+    loaded(): boolean;
+    frameCall(index: number, path: string): Promise<CallResult>;
+    frameFaults(index: number): Promise<unknown[]>;
+    reloadFrame(index: number): Promise<void>;
+  };
   faultPort?: { postMessage(message: unknown): void; disconnect(): void };
   faultUpdates?: unknown[];
 };
@@ -57,6 +67,12 @@ type ExtensionApi = {
 // Run inside the browser: they travel as source text, so they use only their arguments and globals.
 const hasPage = () => 'faultPage' in window;
 const call = (path: string) => (window as unknown as FaultWindow).faultPage.call(path);
+const loaded = () => 'faultPage' in window && (window as unknown as FaultWindow).faultPage.loaded();
+const pageFaults = () => (window as unknown as FaultWindow).faultPage.faults();
+const frameCall = (index: number, path: string) =>
+  (window as unknown as FaultWindow).faultPage.frameCall(index, path);
+const frameFaults = (index: number) => (window as unknown as FaultWindow).faultPage.frameFaults(index);
+const reloadFrame = (index: number) => (window as unknown as FaultWindow).faultPage.reloadFrame(index);
 /** Opens a panel's port from an extension page, subscribes to the tab and sends its rules. */
 const openPanelPort = (tabId: number, rules: unknown[]) => {
   const scope = globalThis as unknown as { browser?: ExtensionApi; chrome?: ExtensionApi };
@@ -78,8 +94,24 @@ const storedSession = () => {
   return ((scope.browser ?? scope.chrome) as ExtensionApi).storage.session.get(null);
 };
 
+/**
+ * Records every message of kind `faults` its window gets, from the document's start: inline, so it
+ * listens before the relay can post anything to the page (what any script of the page could read).
+ */
+const RECORD_FAULTS = `<script>
+  window.faultMessages = [];
+  addEventListener('message', (event) => {
+    if (event.data && event.data.kind === 'faults') window.faultMessages.push(event.data);
+  });
+</script>`;
+
+/** A page of `frames`' documents, in this order. */
+const framing = (frames: readonly string[]) => frames.map((src) => `<iframe src="${src}"></iframe>`).join('');
+
 describe.each(browsers)('fault injection in $name', ({ dir, launch }) => {
   let server: FaultServer;
+  /** Another origin (another loopback port): a third party's, to the app on `server`. */
+  let other: FaultServer;
   let sink: OutboundSink;
   let browser: ExtensionBrowser;
   let probe: BrowserTab;
@@ -101,8 +133,25 @@ describe.each(browsers)('fault injection in $name', ({ dir, launch }) => {
       logLevel: 'warning',
     });
     server = await startFaultServer();
+    other = await startFaultServer();
     const script = '<script src="/page.js"></script>';
-    server.static('/page.js', bundle.outputFiles[0]?.text ?? '', 'text/javascript');
+    const frame = `<!doctype html><title>frame</title>${RECORD_FAULTS}${script}`;
+    for (const origin of [server, other]) {
+      origin.static('/page.js', bundle.outputFiles[0]?.text ?? '', 'text/javascript');
+      origin.static('/frame', frame, 'text/html');
+    }
+    // The app with a frame of its own origin (0) and a third party's (1).
+    server.static(
+      '/framed',
+      `<!doctype html><title>app</title>${RECORD_FAULTS}${script}${framing([`${server.url}/frame`, `${other.url}/frame`])}`,
+      'text/html',
+    );
+    // Another site, embedding the app's origin.
+    other.static(
+      '/framed',
+      `<!doctype html><title>other</title>${RECORD_FAULTS}${script}${framing([`${server.url}/frame`])}`,
+      'text/html',
+    );
     server.static('/', `<!doctype html><title>app</title>${script}`, 'text/html');
     server.static(
       '/opted-out',
@@ -118,6 +167,7 @@ describe.each(browsers)('fault injection in $name', ({ dir, launch }) => {
     await browser?.close();
     await sink?.close();
     await server?.close();
+    await other?.close();
   });
 
   /** The tabs storage.session holds a timeline for. */
@@ -131,10 +181,10 @@ describe.each(browsers)('fault injection in $name', ({ dir, launch }) => {
   }
 
   /** The app in a new tab, and the tab's id, once a request of its has reached the worker. */
-  async function appTab(): Promise<{ tab: BrowserTab; id: number }> {
+  async function appTab(path = '/'): Promise<{ tab: BrowserTab; id: number }> {
     const before = await storedTabs();
-    const tab = await browser.open(`${server.url}/`);
-    await expect.poll(() => tab.evaluate(hasPage)).toBe(true);
+    const tab = await browser.open(`${server.url}${path}`);
+    await expect.poll(() => tab.evaluate(loaded)).toBe(true);
     await tab.evaluate(call, '/api/first');
     let id = 0;
     await expect
@@ -191,6 +241,54 @@ describe.each(browsers)('fault injection in $name', ({ dir, launch }) => {
     await expect
       .poll(() => tab.evaluate(call, '/api/items'), { timeout: 10_000 })
       .toEqual({ status: 200, attempts: 1, injected: [] });
+    await tab.close();
+  }, 90_000);
+
+  it('sends the rules to the page’s own origin only: a frame of another origin is not faulted and never sees them', async () => {
+    const attempted = { status: 200, attempts: 3, injected: [1, 2] };
+    const untouched = { status: 200, attempts: 1, injected: [] };
+    for (const origin of [server, other]) origin.script('/api/items', [{ status: 200, body: 'real' }]);
+    server.script('/api/first', [{ status: 200 }]);
+    const { tab, id } = await appTab('/framed');
+    const panel = await browser.open(browser.extensionUrl('panel.html'));
+    await panel.evaluate(openPanelPort, id, RULES);
+    await expect
+      .poll(() => panel.evaluate(faultUpdates))
+      .toEqual([{ kind: 'faults', tabId: id, rules: RULES }]);
+
+    // The top page and its frame of the same origin are the app: both are faulted.
+    await expect.poll(() => tab.evaluate(call, '/api/items'), { timeout: 10_000 }).toEqual(attempted);
+    await expect.poll(() => tab.evaluate(frameCall, 0, '/api/items'), { timeout: 10_000 }).toEqual(attempted);
+    // The third party's frame is not, and nothing in it saw a rule; the app's windows did.
+    const otherItems = other.requests('/api/items').length;
+    expect(await tab.evaluate(frameCall, 1, '/api/items')).toEqual(untouched);
+    expect(other.requests('/api/items')).toHaveLength(otherItems + 1);
+    expect(await tab.evaluate(frameFaults, 1)).toEqual([]);
+    expect(await tab.evaluate(pageFaults)).toContainEqual(expect.objectContaining({ rules: RULES }));
+    expect(await tab.evaluate(frameFaults, 0)).toContainEqual(expect.objectContaining({ rules: RULES }));
+
+    // A new document in each frame: the app's is given the rules, the third party's is not.
+    await tab.evaluate(reloadFrame, 0);
+    await tab.evaluate(reloadFrame, 1);
+    await expect.poll(() => tab.evaluate(frameCall, 0, '/api/items'), { timeout: 10_000 }).toEqual(attempted);
+    expect(await tab.evaluate(frameCall, 1, '/api/items')).toEqual(untouched);
+    expect(await tab.evaluate(frameFaults, 1)).toEqual([]);
+
+    // The top document's origin decides: on another site, the app's origin is the third party.
+    await tab.goto(`${other.url}/framed`);
+    await expect.poll(() => tab.evaluate(loaded)).toBe(true);
+    await expect.poll(() => tab.evaluate(call, '/api/items'), { timeout: 10_000 }).toEqual(attempted);
+    expect(await tab.evaluate(frameCall, 0, '/api/items')).toEqual(untouched);
+    expect(await tab.evaluate(frameFaults, 0)).toEqual([]);
+
+    // Closing the panel takes the rules away from every frame that had them.
+    await tab.goto(`${server.url}/framed`);
+    await expect.poll(() => tab.evaluate(loaded)).toBe(true);
+    await expect.poll(() => tab.evaluate(frameCall, 0, '/api/items'), { timeout: 10_000 }).toEqual(attempted);
+    await panel.close();
+    await expect.poll(() => tab.evaluate(call, '/api/items'), { timeout: 10_000 }).toEqual(untouched);
+    await expect.poll(() => tab.evaluate(frameCall, 0, '/api/items'), { timeout: 10_000 }).toEqual(untouched);
+    expect(await tab.evaluate(frameFaults, 1)).toEqual([]);
     await tab.close();
   }, 90_000);
 });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_BATCH, MAX_EVENT_BYTES, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
-import { acceptPageMessage, faultsFromWorker, NO_FAULTS, type PageLike, replayFromWorker } from './accept';
+import {
+  acceptPageMessage,
+  faultsFromWorker,
+  NO_FAULTS,
+  type PageLike,
+  passesFaults,
+  replayFromWorker,
+} from './accept';
 
 const self = { name: 'the page window' };
 const page: PageLike = { window: self, location: { origin: 'https://shop.example', protocol: 'https:' } };
@@ -149,6 +156,21 @@ describe('faultsFromWorker', () => {
 
   it('tells a page to drop its rules with an empty set', () => {
     expect(NO_FAULTS).toEqual({ ...faults, rules: [] });
+  });
+});
+
+describe('passesFaults', () => {
+  const set = faultsFromWorker({ ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'faults', rules: [{ id: 'a' }] });
+
+  it('hands a rule set to the page, whether it holds rules or not', () => {
+    if (!set) throw new Error('a rule set is passed on');
+    expect(passesFaults(set, false)).toBe(true);
+    expect(passesFaults(set, true)).toBe(true);
+  });
+
+  it('hands a removal only to a page that holds rules: one that never got any hears nothing of it', () => {
+    expect(passesFaults(NO_FAULTS, true)).toBe(true);
+    expect(passesFaults(NO_FAULTS, false)).toBe(false);
   });
 });
 

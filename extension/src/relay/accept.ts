@@ -46,6 +46,17 @@ export function faultsFromWorker(value: unknown): FaultsMessage | undefined {
 }
 
 /**
+ * Whether the relay hands the worker's `faults` on to its page, given whether the page holds rules
+ * the relay handed it (`holding`): a rule set always (the worker sends one only to the frames of
+ * the page's own origin); a removal only to a page that has rules. The worker sends a removal to
+ * every frame of the tab, so that it reaches each one that got rules, and a frame that never had
+ * any (one of another origin) has nothing to drop, nor anything to learn of the panel.
+ */
+export function passesFaults(faults: FaultsMessage, holding: boolean): boolean {
+  return faults.rules.length > 0 || holding;
+}
+
+/**
  * The worker's replay ({@link WorkerReplayMessage}) as the relay passes it on to the hook: rebuilt
  * with the request id alone, or `undefined` for anything else, and for a replay meant for a frame
  * of another origin (the worker sends it to every frame of the tab).

@@ -4,14 +4,23 @@
  * Retryline. It reads only what {@link acceptPageMessage} lets through, calls nothing the page
  * supplies, and says nothing back
  * but "ready", the tab's fault rules, which the worker sends while a panel of the tab has some
- * (as its answer to the new document, and on each change), and the panel's replays of this
- * frame's requests.
+ * (as its answer to the new document, and on each change) to the frames of the page's own origin
+ * only, and the panel's replays of this frame's requests. Everything it posts goes to its own
+ * window, addressed to its own origin (`targetOrigin`: `*` only for an opaque one, which no string
+ * names).
  */
 
 import browser from 'webextension-polyfill';
 import { DETECTED, targetOrigin } from '../page/page-hook';
 import { NAMESPACE, PROTOCOL_VERSION, type RelayDocumentMessage } from '../shared/protocol';
-import { acceptPageMessage, faultsFromWorker, NO_FAULTS, RELAY_READY, replayFromWorker } from './accept';
+import {
+  acceptPageMessage,
+  faultsFromWorker,
+  NO_FAULTS,
+  passesFaults,
+  RELAY_READY,
+  replayFromWorker,
+} from './accept';
 
 const NEW_DOCUMENT: RelayDocumentMessage = Object.freeze({
   ns: NAMESPACE,
@@ -24,19 +33,30 @@ const origin = targetOrigin(page.location);
 let alive = true;
 /** The hook said this document uses Retryline: passed on once, and again when the document comes back. */
 let detected = false;
+/** The page holds fault rules this relay handed it (see `passesFaults`). */
+let holding = false;
 
 function stop(): void {
   alive = false;
   window.removeEventListener('message', onMessage, true);
   browser.runtime.onMessage.removeListener(onWorkerMessage);
   // Nothing can take them off later: the page drops its fault rules now.
-  window.postMessage(NO_FAULTS, origin);
+  dropFaults();
 }
 
 /** The tab's fault rules, from the worker, handed to the page's hook. */
 function passFaults(message: unknown): void {
   const faults = alive ? faultsFromWorker(message) : undefined;
-  if (faults) window.postMessage(faults, origin);
+  if (!faults || !passesFaults(faults, holding)) return;
+  holding = faults.rules.length > 0;
+  window.postMessage(faults, origin);
+}
+
+/** Has the page drop the fault rules this relay handed it, if any. */
+function dropFaults(): void {
+  if (!holding) return;
+  holding = false;
+  window.postMessage(NO_FAULTS, origin);
 }
 
 /** The worker's message for the page's hook: the tab's fault rules, or a replay of this frame's. */
@@ -80,7 +100,8 @@ function onMessage(event: MessageEvent): void {
 
 /**
  * This frame shows a new document: in the tab's top frame the worker marks the boundary between
- * pages; in any frame it answers with the tab's fault rules while a panel of the tab has some.
+ * pages; in the top frame and a frame of its origin it answers with the tab's fault rules while a
+ * panel of the tab has some.
  */
 function reportDocument(): void {
   if (!alive) return;
@@ -101,7 +122,7 @@ window.addEventListener(
   (event) => {
     if (!event.isTrusted || !event.persisted) return;
     // Rules it had when it was left may have been removed since: it asks again.
-    window.postMessage(NO_FAULTS, origin);
+    dropFaults();
     reportDocument();
     // The worker took the restored document for a new one, not known to use Retryline: the hook
     // says hello once per document, so the relay says it again.

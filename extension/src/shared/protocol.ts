@@ -6,11 +6,13 @@
  *   relay  --runtime.sendMessage(RelayMessage | RelayDocumentMessage | DetectedMessage)-->  service worker (per-tab ring, storage.session)
  *   panel  <--runtime.connect({ name: PANEL_PORT }): PanelRequest / WorkerUpdate-->  service worker
  *
- * Fault rules go the other way, only while a panel for the tab is open:
+ * Fault rules go the other way, only while a panel for the tab is open, and only to the page's own
+ * origin: the tab's top frame and the frames of the top document's origin, never a frame of
+ * another origin (an ad, a widget), whose scripts could read them from its window:
  *
- *   panel  --PanelRequest 'faults'-->  service worker (rules per tab)
- *   service worker  --tabs.sendMessage(FaultsMessage), or the answer to a RelayDocumentMessage-->  relay
- *   relay  --window.postMessage(FaultsMessage)-->  page hook (matches each attempt core asks about)
+ *   panel  --PanelRequest 'faults'-->  service worker (rules per tab, and the tab's frames of its page's origin)
+ *   service worker  --tabs.sendMessage(FaultsMessage) to each such frame, or the answer to its RelayDocumentMessage-->  relay
+ *   relay  --window.postMessage(FaultsMessage, its own origin)-->  page hook (matches each attempt core asks about)
  *
  * So does a replay, the panel's "send this request again":
  *
@@ -125,7 +127,9 @@ export interface RelayMessage {
  * between pages, so the extension needs no `webNavigation` permission. It carries nothing else: the
  * worker reads the tab, the frame and the URL from the message's sender, as the browser fills them
  * in. The worker answers with the tab's {@link FaultsMessage} while a panel of the tab has rules,
- * and with nothing otherwise.
+ * if the frame is the tab's top frame or one whose document is of the top document's origin, and
+ * with nothing otherwise. The top frame's notice also sets that origin: the frames of the page
+ * before are no longer sent rules.
  */
 export interface RelayDocumentMessage {
   readonly ns: typeof NAMESPACE;
@@ -188,7 +192,8 @@ export interface TabSettings {
 /**
  * Panel → worker. `replay` has the page send request `requestId` of the frame whose origin is
  * `source` (a row's `frameKey` parts) again, through the Retryline client that sent it; it is taken
- * only from a port subscribed to that tab. `faults` replaces the tab's fault rules (an empty list removes them); it is taken
+ * only from a port subscribed to that tab. `faults` replaces the tab's fault rules (an empty list
+ * removes them), which go to the page's own origin only (see {@link FaultsMessage}); it is taken
  * only from a port subscribed to that tab, and the rules last while a port subscribed to the tab is
  * connected: when the last one goes (the panel closed), the tab's pages drop them. A worker that
  * was stopped forgets them with its ports, so a panel sends its rules again after each `subscribe`.
@@ -216,8 +221,8 @@ export type PanelRequest =
  * `page`: the tab's {@link PageState} when it changes; `evicted`: how many requests the tab's ring
  * dropped (oldest first, to stay within {@link RING_REQUESTS} and {@link MAX_TAB_BYTES}) since it
  * was last emptied, when it changes (a `cleared` sets it to 0); `faults`: the tab's rules as the
- * worker keeps (and has sent to the tab's pages) them, after each change and after the snapshot
- * when the tab has any.
+ * worker keeps (and has sent to the frames of the page's own origin) them, after each change and
+ * after the snapshot when the tab has any.
  */
 export type WorkerUpdate =
   | {
@@ -241,9 +246,13 @@ export type WorkerUpdate =
     };
 
 /**
- * The worker → every frame's relay of a tab (`tabs.sendMessage`, or the answer to a
- * {@link RelayDocumentMessage}), and the relay → its page's hook (`window.postMessage`): the
- * tab's fault rules, replacing any the page had; an empty list removes them. The hook checks the
+ * The worker → the relays of a tab's top frame and of its frames of the top document's origin
+ * (`tabs.sendMessage` to each of those frames, or the answer to its {@link RelayDocumentMessage}),
+ * and the relay → its page's hook (`window.postMessage`, to the page's own origin): the tab's
+ * fault rules, replacing any the page had. A frame of another origin is never sent rules: its
+ * scripts could read them from its window, and they would fault its requests. An empty list
+ * removes them: the worker sends that to every frame of the tab, so it reaches each one that got
+ * rules, and a relay passes it on only to a page that holds rules it handed it. The hook checks the
  * set again (`parseFaultRules`), since a page can post one too: the worst a page can do with it
  * is fault its own requests, marked as injected.
  */

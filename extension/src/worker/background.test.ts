@@ -99,9 +99,9 @@ function connectPanel() {
   };
 }
 
-/** What a relay in frame `frameId` of tab `tabId` gets back for its new-document notice. */
-function newDocument(tabId: number, frameId = 0): unknown {
-  const sender = { id: 'retryline-test', tab: { id: tabId }, frameId, url: 'https://app.example/' };
+/** What a relay in frame `frameId` of tab `tabId`, showing `url`, gets back for its new-document notice. */
+function newDocument(tabId: number, frameId = 0, url = 'https://app.example/'): unknown {
+  const sender = { id: 'retryline-test', tab: { id: tabId }, frameId, url };
   const [answer] = browser.runtime.onMessage.emit(
     { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'document' },
     sender,
@@ -121,14 +121,133 @@ const faults = (rulesOf: unknown[], seed?: number) => ({
 });
 const sentTo = (tabId: number) =>
   browser.tabs.sendMessage.mock.calls.filter(([tab]) => tab === tabId).map(([, message]) => message);
+/** Where each message to tab `tabId` went: `frame n`, or `every frame` for one sent to the whole tab. */
+const framesOf = (tabId: number) =>
+  (browser.tabs.sendMessage.mock.calls as unknown[][])
+    .filter(([tab]) => tab === tabId)
+    .map(([, message, options]) => {
+      const { frameId } = (options ?? {}) as { frameId?: number };
+      const { rules: sent } = message as { rules: unknown[] };
+      return [frameId === undefined ? 'every frame' : `frame ${frameId}`, sent.length > 0 ? 'rules' : 'drop'];
+    });
 
 describe('the worker carrying fault rules from a panel to its tab', () => {
-  it('sends a panel’s rules to every frame of its tab, and tells the panels of the tab', async () => {
+  it('sends a panel’s rules to its tab’s top frame, and tells the panels of the tab', async () => {
     const panel = connectPanel();
     panel.send({ kind: 'subscribe', tabId: 7 });
     panel.send({ kind: 'faults', tabId: 7, rules: rules('a'), seed: 5 });
     expect(sentTo(7)).toEqual([faults(rules('a'), 5)]);
+    expect(framesOf(7)).toEqual([['frame 0', 'rules']]);
     expect(panel.updates('faults')).toEqual([{ kind: 'faults', tabId: 7, rules: rules('a'), seed: 5 }]);
+  });
+
+  it('sends rules to the top frame and the frames of its origin, never to a frame of another origin', () => {
+    newDocument(7, 0, 'https://app.example/');
+    newDocument(7, 3, 'https://app.example/embedded');
+    newDocument(7, 5, 'https://ads.example/slot');
+    newDocument(7, 6, 'https://app.example:8443/');
+    const panel = connectPanel();
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
+    expect(framesOf(7)).toEqual([
+      ['frame 0', 'rules'],
+      ['frame 3', 'rules'],
+    ]);
+    // A change of rules goes the same way.
+    panel.send({ kind: 'faults', tabId: 7, rules: rules('b') });
+    expect(framesOf(7).slice(2)).toEqual([
+      ['frame 0', 'rules'],
+      ['frame 3', 'rules'],
+    ]);
+  });
+
+  it('answers a new document of a frame of another origin with nothing, one of the top frame’s origin with the rules', async () => {
+    newDocument(7, 0, 'https://app.example/');
+    const panel = connectPanel();
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
+    expect(newDocument(7, 5, 'https://ads.example/slot')).toBeUndefined();
+    await expect(newDocument(7, 3, 'https://app.example/embedded')).resolves.toEqual(faults(rules('a')));
+    // However often it reloads, the frame of another origin is told nothing, and nothing is sent to it.
+    for (let n = 0; n < 5; n += 1) expect(newDocument(7, 5, 'https://ads.example/slot')).toBeUndefined();
+    // A frame that navigates to another origin is one no longer.
+    expect(newDocument(7, 3, 'https://ads.example/')).toBeUndefined();
+    panel.send({ kind: 'faults', tabId: 7, rules: rules('b') });
+    expect(framesOf(7)).toEqual([
+      ['frame 0', 'rules'],
+      ['frame 0', 'rules'],
+    ]);
+  });
+
+  it('gives a frame nothing until the tab’s top document is known, and nothing to a sandboxed one', () => {
+    const panel = connectPanel();
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
+    expect(newDocument(7, 3, 'https://app.example/embedded')).toBeUndefined();
+    const sandboxed = {
+      id: 'retryline-test',
+      tab: { id: 7 },
+      frameId: 4,
+      url: 'https://app.example/sandboxed',
+      origin: 'null',
+    };
+    newDocument(7, 0, 'https://app.example/');
+    const [answer] = browser.runtime.onMessage.emit(
+      { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'document' },
+      sandboxed,
+    );
+    expect(answer).toBeUndefined();
+  });
+
+  it('lets the top document’s origin decide: after it navigates to another origin, frames of the old one get nothing', async () => {
+    newDocument(7, 0, 'https://app.example/');
+    newDocument(7, 3, 'https://app.example/embedded');
+    const panel = connectPanel();
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
+    expect(framesOf(7)).toEqual([
+      ['frame 0', 'rules'],
+      ['frame 3', 'rules'],
+    ]);
+
+    await expect(newDocument(7, 0, 'https://other.example/')).resolves.toEqual(faults(rules('a')));
+    // The new page embeds the old origin: a third party to it now.
+    expect(newDocument(7, 8, 'https://app.example/embedded')).toBeUndefined();
+    await expect(newDocument(7, 9, 'https://other.example/frame')).resolves.toEqual(faults(rules('a')));
+    panel.send({ kind: 'faults', tabId: 7, rules: rules('b') });
+    expect(framesOf(7).slice(2)).toEqual([
+      ['frame 0', 'rules'],
+      ['frame 9', 'rules'],
+    ]);
+  });
+
+  it('tells every frame of the tab to drop the rules, the frames it sent them to included, when they are removed', () => {
+    newDocument(7, 0, 'https://app.example/');
+    newDocument(7, 3, 'https://app.example/embedded');
+    newDocument(7, 5, 'https://ads.example/slot');
+    const panel = connectPanel();
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
+    panel.send({ kind: 'faults', tabId: 7, rules: [] });
+    panel.send({ kind: 'faults', tabId: 7, rules: rules('b') });
+    panel.close();
+    expect(framesOf(7)).toEqual([
+      ['frame 0', 'rules'],
+      ['frame 3', 'rules'],
+      ['every frame', 'drop'],
+      ['frame 0', 'rules'],
+      ['frame 3', 'rules'],
+      ['every frame', 'drop'],
+    ]);
+  });
+
+  it('forgets a closed tab’s frames', () => {
+    newDocument(7, 0, 'https://app.example/');
+    browser.tabs.onRemoved.emit(7);
+    const panel = connectPanel();
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
+    expect(newDocument(7, 3, 'https://app.example/embedded')).toBeUndefined();
   });
 
   it('takes rules only for the tab the port shows, and only rules that check', () => {
@@ -148,6 +267,7 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
     seven.send({ kind: 'faults', tabId: 7, rules: rules('seven') });
     nine.send({ kind: 'faults', tabId: 9, rules: rules('nine') });
     await expect(newDocument(7)).resolves.toEqual(faults(rules('seven')));
+    // A frame of the top document's origin.
     await expect(newDocument(7, 3)).resolves.toEqual(faults(rules('seven')));
     await expect(newDocument(9)).resolves.toEqual(faults(rules('nine')));
     expect(newDocument(10)).toBeUndefined();

@@ -4,7 +4,8 @@
  * ago, resets it on a new document (unless Preserve log), drops it when the tab closes, and feeds the
  * panels. It knows, per tab, whether the current page has a relay and uses Retryline (see
  * `PageState`), which the panel's empty state says. It also carries each tab's fault rules from
- * its panel to its pages, while the panel is open (see fault-rules.ts), and a panel's replay of a
+ * its panel to its pages, while the panel is open, to the page's own origin only: its top frame
+ * and the frames of the same origin (see fault-rules.ts); and a panel's replay of a
  * request to the frame that sent it (see `replayRoute`). Every listener is
  * registered synchronously at the top level, as MV3 requires for a worker woken by an event.
  */
@@ -14,6 +15,7 @@ import { PANEL_PORT, type WorkerUpdate } from '../shared/protocol';
 import { sanitizeEvents } from '../shared/schema';
 import { createFaultRules } from './fault-rules';
 import {
+  frameDocumentOf,
   isDetectedMessage,
   isDocumentMessage,
   isRelayMessage,
@@ -47,9 +49,17 @@ function warn(what: string, error: unknown): void {
 }
 
 const faults = createFaultRules({
+  sendToFrame(tabId, frameId, message) {
+    try {
+      // A frame that is gone, or one with no relay (a browser page), has no receiver, which is fine.
+      browser.tabs.sendMessage(tabId, message, { frameId }).catch(() => {});
+    } catch {
+      // The tab is gone.
+    }
+  },
   sendToTab(tabId, message) {
     try {
-      // Every frame of the tab; a tab with no relay (a browser page) has no receiver, which is fine.
+      // Every frame of the tab: only a removal is sent so (see FaultRulesWorld).
       browser.tabs.sendMessage(tabId, message).catch(() => {});
     } catch {
       // The tab is gone.
@@ -203,13 +213,17 @@ function onDetected(tabId: number, log: TabLog): void {
 }
 
 // Events, and new documents, from the relay of a page (any frame) of a tab. A new document is
-// answered with the tab's fault rules while a panel of the tab has some.
+// answered with the tab's fault rules while a panel of the tab has some, if its frame is the top
+// frame or one of the top document's origin.
 browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.MessageSender) => {
   const tabId = sender.tab?.id;
   if (sender.id !== browser.runtime.id || typeof tabId !== 'number' || tabId < 0) return;
   if (isDocumentMessage(message)) {
     onNewDocument(sender);
-    const rules = faults.forDocument(tabId);
+    const frame = frameDocumentOf(sender);
+    // A tab already closed is not heard of again (its frames would never be forgotten).
+    if (!frame || closed.has(tabId)) return;
+    const rules = faults.forDocument(tabId, frame);
     return rules ? Promise.resolve(rules) : undefined;
   }
   if (isDetectedMessage(message)) {

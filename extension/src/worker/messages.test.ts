@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_BATCH, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
 import { MAX_ID_LENGTH, MAX_STRING_LENGTH } from '../shared/schema';
 import {
+  frameDocumentOf,
   isDetectedMessage,
   isDocumentMessage,
   isRelayMessage,
@@ -163,6 +164,29 @@ describe('a relay’s new-document notice', () => {
     expect(newDocumentOf({ frameId: 0, url })).toBeUndefined();
     expect(newDocumentOf({ tab: { id: 7 }, url })).toBeUndefined();
     expect(newDocumentOf({ tab: { id: 7 }, frameId: 0 })).toBeUndefined();
+  });
+});
+
+describe('frameDocumentOf', () => {
+  it('stands for the frame its sender names and the origin the browser gives its document', () => {
+    expect(frameDocumentOf({ frameId: 0, url: 'https://shop.example/cart' })).toEqual({
+      frameId: 0,
+      origin: 'https://shop.example',
+    });
+    expect(
+      frameDocumentOf({ frameId: 3, url: 'https://shop.example/embed', origin: 'https://widget.example' }),
+    ).toEqual({ frameId: 3, origin: 'https://widget.example' });
+    // An opaque origin is its frame's own.
+    expect(frameDocumentOf({ frameId: 4, url: 'https://shop.example/x', origin: 'null' })).toEqual({
+      frameId: 4,
+      origin: 'null (frame 4)',
+    });
+  });
+
+  it('stands for nothing when the browser named no frame', () => {
+    expect(frameDocumentOf({ url: 'https://shop.example/' })).toBeUndefined();
+    expect(frameDocumentOf({ frameId: -1, url: 'https://shop.example/' })).toBeUndefined();
+    expect(frameDocumentOf({ frameId: 1.5, url: 'https://shop.example/' })).toBeUndefined();
   });
 });
 

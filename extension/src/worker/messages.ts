@@ -14,6 +14,7 @@ import {
   type WorkerReplayMessage,
 } from '../shared/protocol';
 import { MAX_ID_LENGTH, MAX_STRING_LENGTH } from '../shared/schema';
+import type { FrameDocument } from './fault-rules';
 import { parseSettings } from './persistence';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -97,6 +98,17 @@ export function newDocumentOf(
   const tabId = sender.tab?.id;
   if (!isTabId(tabId) || sender.frameId !== 0 || typeof sender.url !== 'string') return undefined;
   return { tabId, url: sender.url };
+}
+
+/**
+ * The document a relay's new-document notice stands for, in whichever frame: the frame and the
+ * document's origin, read from the sender alone (see {@link senderOrigin}); `undefined` when the
+ * browser named no frame. Which frames get a tab's fault rules is decided from these.
+ */
+export function frameDocumentOf(sender: SenderLike): FrameDocument | undefined {
+  const { frameId } = sender;
+  if (typeof frameId !== 'number' || !Number.isSafeInteger(frameId) || frameId < 0) return undefined;
+  return { frameId, origin: senderOrigin(sender) };
 }
 
 /** The origin a sender's URL belongs to (`"null"` for opaque ones and for no URL). */
