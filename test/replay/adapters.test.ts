@@ -18,8 +18,20 @@ removeHookAfterEach();
 
 const fast: HttpRetryOptions = { retries: 3, backoff: { strategy: 'constant', base: 1 }, jitter: 'none' };
 
-/** A request through one client: its final status, the body read. */
-type Send = (url: string, init?: { method?: string; body?: string; signal?: AbortSignal }) => Promise<number>;
+/**
+ * A request through one client: its final status, the body read. `retry: false` is the request's
+ * own "no retries", given the way its client takes per-request options.
+ */
+type Send = (
+  url: string,
+  init?: {
+    method?: string;
+    body?: string;
+    signal?: AbortSignal;
+    headers?: Record<string, string>;
+    retry?: false;
+  },
+) => Promise<number>;
 
 const clients: ReadonlyArray<{ name: string; client: string; make(options: HttpRetryOptions): Send }> = [
   {
@@ -28,7 +40,7 @@ const clients: ReadonlyArray<{ name: string; client: string; make(options: HttpR
     make(options) {
       const api = retryFetch(fetch, options);
       return async (url, init) => {
-        const response = await api(url, init);
+        const response = await api(url, init?.retry === false ? { ...init, retry: false } : init);
         await response.text();
         return response.status;
       };
@@ -40,7 +52,8 @@ const clients: ReadonlyArray<{ name: string; client: string; make(options: HttpR
     make(options) {
       const api = retryFetch(fetch, options);
       return async (url, init) => {
-        const response = await api(new Request(url, init));
+        const { retry, ...rest } = init ?? {};
+        const response = await api(new Request(url, rest), retry === false ? { retry } : undefined);
         await response.text();
         return response.status;
       };
@@ -58,7 +71,9 @@ const clients: ReadonlyArray<{ name: string; client: string; make(options: HttpR
             url,
             method: init?.method ?? 'GET',
             data: init?.body,
+            ...(init?.headers ? { headers: init.headers } : {}),
             ...(init?.signal ? { signal: init.signal } : {}),
+            ...(init?.retry === false ? { retry: false as const } : {}),
           })
           .catch((error: unknown) => {
             if (axios.isAxiosError(error) && error.response) return error.response;
@@ -77,7 +92,9 @@ const clients: ReadonlyArray<{ name: string; client: string; make(options: HttpR
         const response = await api(url, {
           method: init?.method ?? 'GET',
           ...(init?.body === undefined ? {} : { body: init.body }),
+          ...(init?.headers ? { headers: init.headers } : {}),
           ...(init?.signal ? { signal: init.signal } : {}),
+          ...(init?.retry === false ? { retryline: false as const } : {}),
         });
         await response.text();
         return response.status;
@@ -169,6 +186,48 @@ describe.each(clients)('a replay through $name', ({ make, client }) => {
     expect(server.requests('/api/items')).toHaveLength(2);
   });
 
+  it('is recorded under an id of its own when the caller sent its own request id, which goes out as it was', async () => {
+    server.script('/api/items', [{ status: 503 }, { status: 200 }, { status: 200 }]);
+    const hook = replayHook();
+    const send = make({ ...fast, requestIdHeader: 'x-request-id' });
+    expect(await send(`${server.url}/api/items`, { headers: { 'X-Request-Id': 'abc' } })).toBe(200);
+    expect(hook.starts().map((start) => start.requestId)).toEqual(['abc']);
+
+    const { start, end } = await hook.replay(0);
+    expect(start.requestId).not.toBe('abc');
+    expect(end).toMatchObject({ outcome: 'success', attempts: 1, status: 200 });
+    // The original's row keeps its own attempts: 503, then 200.
+    const statuses = hook.events.flatMap((event) =>
+      event.type === 'attempt-end' && event.requestId === 'abc' ? [event.status] : [],
+    );
+    expect(statuses).toEqual([503, 200]);
+    expect(server.requests('/api/items').map((request) => request.headers['x-request-id'])).toEqual([
+      'abc',
+      'abc',
+      'abc',
+    ]);
+  });
+
+  it('is not offered for a GET that the client’s retryOn.methods leave out', async () => {
+    server.script('/api/items', [{ status: 200 }]);
+    const hook = replayHook();
+    const send = make({ ...fast, retryOn: { methods: ['HEAD'] } });
+    expect(await send(`${server.url}/api/items`)).toBe(200);
+    expect(hook.starts()).toHaveLength(1);
+    expect(hook.replays.size).toBe(0);
+  });
+
+  it('is not offered for a request that said retry: false, and is for the next one that did not', async () => {
+    server.script('/api/items', [{ status: 503 }, { status: 200 }]);
+    const hook = replayHook();
+    const send = make(fast);
+    expect(await send(`${server.url}/api/items`, { retry: false })).toBe(503);
+    expect(hook.replays.size).toBe(0);
+    expect(await send(`${server.url}/api/items`)).toBe(200);
+    expect(hook.starts()).toHaveLength(2);
+    expect([...hook.replays.keys()]).toEqual([hook.starts()[1]?.requestId]);
+  });
+
   it('is not offered for a POST, keyed or not', async () => {
     server.script('/api/orders', [{ status: 201 }, { status: 201 }]);
     const hook = replayHook();
@@ -176,5 +235,53 @@ describe.each(clients)('a replay through $name', ({ make, client }) => {
     expect(await send(`${server.url}/api/orders`, { method: 'POST', body: '{}' })).toBe(201);
     expect(hook.starts()).toHaveLength(1);
     expect(hook.replays.size).toBe(0);
+  });
+});
+
+describe('axios: a request with a CancelToken', () => {
+  it('is replayed, reaching the server, though its token was cancelled since', async () => {
+    server.script('/api/items', [{ status: 200 }, { status: 503 }, { status: 200 }]);
+    const hook = replayHook();
+    const instance = axios.create();
+    attachRetry(instance, fast);
+    const source = axios.CancelToken.source();
+    const response = await instance.get(`${server.url}/api/items`, { cancelToken: source.token });
+    expect(response.status).toBe(200);
+    source.cancel('the caller left');
+
+    const { end } = await hook.replay(0);
+    expect(end).toMatchObject({ outcome: 'success', attempts: 2, status: 200 });
+    expect(server.requests('/api/items')).toHaveLength(3);
+  });
+
+  it('still stops when its token is cancelled while an attempt is in flight', async () => {
+    // The token reaches each attempt through the request's signal, not the attempt's config.
+    server.script('/api/items', [{ fault: 'stall-headers' }]);
+    replayHook();
+    const instance = axios.create();
+    attachRetry(instance, fast);
+    const source = axios.CancelToken.source();
+    const sent = instance.get(`${server.url}/api/items`, { cancelToken: source.token });
+    await vi.waitFor(() => expect(server.requests('/api/items')).toHaveLength(1));
+    source.cancel('the caller left');
+    const error = await sent.catch((reason: unknown) => reason);
+    expect(axios.isCancel(error)).toBe(true);
+    expect((error as Error).message).toBe('the caller left');
+    expect(server.requests('/api/items')).toHaveLength(1);
+  });
+
+  it('still stops when its token is cancelled while it waits to retry', async () => {
+    server.script('/api/items', [{ status: 503 }, { status: 200 }]);
+    const hook = replayHook();
+    const instance = axios.create();
+    attachRetry(instance, { retries: 3, backoff: { strategy: 'constant', base: 60_000 }, jitter: 'none' });
+    const source = axios.CancelToken.source();
+    const sent = instance.get(`${server.url}/api/items`, { cancelToken: source.token });
+    await vi.waitFor(() => expect(hook.events.some((event) => event.type === 'retry-scheduled')).toBe(true));
+    source.cancel('the caller left');
+    const error = await sent.catch((reason: unknown) => reason);
+    expect(axios.isCancel(error)).toBe(true);
+    expect((error as Error).message).toBe('the caller left');
+    expect(server.requests('/api/items')).toHaveLength(1);
   });
 });

@@ -795,6 +795,11 @@ async function runRequest(
     let attemptConfig: InternalAxiosRequestConfig = copy ? Object.assign({}, config) : config;
     if (copy) attemptConfig.headers = Headers.from(config.headers);
     if (attemptSignal) attemptConfig.signal = attemptSignal;
+    // An attempt's signal follows the config's CancelToken (see cancelSignal), so the token cancels
+    // nothing the signal does not, except in a replay (the DevTools panel's, development builds),
+    // whose signal follows nothing of the caller's: there a token cancelled since would have axios
+    // cancel the attempt at once. Dropped in development builds only, where replays are.
+    if (process.env.NODE_ENV !== 'production' && attemptSignal) attemptConfig.cancelToken = undefined;
     // With validateResponse, every response reaches Retryline, which then judges it.
     if (validateResponse) attemptConfig.validateStatus = () => true;
     if (attempt > 1) {

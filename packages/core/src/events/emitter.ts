@@ -41,14 +41,26 @@ export interface DevtoolsHook {
   hello?(): void;
   /**
    * Offered, in development builds, as each HTTP request that is safe to send without its caller
-   * (a GET, HEAD or OPTIONS whose body, if any, can be sent again) starts: `replay` sends it again
-   * through the same client (its options, guards, and the faults the hook injects), as a request
-   * of its own (its own events, and a fresh id unless the caller's own headers carry one), aborted
-   * by nothing of the caller's, its response freed and its failure ignored. The DevTools panel's
-   * Replay keeps the latest and runs one on demand.
+   * starts: a GET, HEAD or OPTIONS whose body, if any, can be sent again, and that its client would
+   * retry (the method is in `retryOn.methods`, and the request may be retried at all: not
+   * `retry: false` nor `retries: 0`). `replay` sends it again through the same client (its options,
+   * guards, and the faults the hook injects) as a request of its own: its own events under a fresh
+   * id (a caller's request-id header is still sent as it was), aborted by nothing of the caller's,
+   * its response freed and its failure ignored. The DevTools panel's Replay keeps the latest and runs
+   * one on demand.
+   *
+   * `request` names the request as its `request-start` event does (client, method, URL redacted).
+   * A request id is unique only among the requests in flight: a caller that reuses its own id (a
+   * session-wide correlation id in `requestIdHeader`) gives it to each request in turn, so a hook
+   * keeps and finds an offer by the id together with `request`, never by the id alone.
+   *
    * Called inside a guard, as `push` is: a hook that throws never fails the request. Optional.
    */
-  replayable?(requestId: string, replay: () => void): void;
+  replayable?(
+    requestId: string,
+    replay: () => void,
+    request: { readonly client: string; readonly method: string; readonly url: string },
+  ): void;
 }
 
 const globalListeners = new Set<RetrylineEventListener>();
@@ -128,12 +140,16 @@ export function helloDevtools(): void {
 }
 
 /**
- * Offers the devtools hook, if it takes offers (its optional `replayable`), a way to send a request
+ * Offers the devtools hook, if it takes offers (its optional `replayable`), a way to send `request`
  * again. `requestId` is read only then, so no id is drawn for a hook that takes none.
  */
-export function offerDevtoolsReplay(requestId: () => string, replay: () => void): void {
+export function offerDevtoolsReplay(
+  requestId: () => string,
+  request: Parameters<NonNullable<DevtoolsHook['replayable']>>[2],
+  replay: () => void,
+): void {
   const hook = devtoolsHook();
-  if (hook) deliver(() => hook.replayable?.(requestId(), replay), undefined);
+  if (hook) deliver(() => hook.replayable?.(requestId(), replay, request), undefined);
 }
 
 /** Whether a subscriber or the devtools hook receives events now (a client's own listener aside). */

@@ -901,21 +901,20 @@ class HttpRequest<R> {
     const claim = this.#chosen ? claimRequestId(this.#chosen) : undefined;
     if (claim) this.#requestId = claim.id;
     // Development builds: the devtools hook may keep a way to send this request again (see
-    // offerReplay): its loop run anew, as a request of its own (a fresh id, unless the caller's own
-    // headers carry one). Read once per request the loop runs, never on the happy path's shortcut.
+    // offerReplay): its loop run anew, as a request of its own. Read once per request the loop
+    // runs, never on the happy path's shortcut.
     try {
       if (process.env.NODE_ENV !== 'production') {
         const exchange = this.#exchange;
-        const options = this.#options;
         const method = this.#method;
-        offerReplay(this.#idOf, method, exchange, (signal) =>
-          runLoop(
-            exchange,
-            { ...options, requestId: undefined },
-            signal,
-            { method, url: exchange.url },
-            undefined,
-          ),
+        const header = this.#options.requestIdHeader;
+        offerReplay(
+          this.#idOf,
+          { client: exchange.client, method, url: this.#url },
+          exchange,
+          this.#options,
+          header !== undefined && this.#callerHeaders()[header.toLowerCase()] !== undefined,
+          (options, signal) => runLoop(exchange, options, signal, { method, url: exchange.url }, undefined),
         );
       }
     } catch {
@@ -1006,17 +1005,24 @@ function toEntries(headers: HeadersLike): HeaderSource {
  * Replay, for the Retryline DevTools panel: a request the page sent is sent again by the page,
  * through the same client (its options, guards, and the faults the panel injects), so that its
  * retries can be watched again after a fault rule changed. Core keeps nothing: as each request
- * starts, the devtools hook is offered a function that sends it again (its `replayable`), and the
- * hook keeps the latest few.
+ * starts, the devtools hook is offered a function that sends it again (its `replayable`), with the
+ * request as its `request-start` names it, and the hook keeps the latest few.
  *
  * Only a request that is safe to send without its caller is offered: a safe method (RFC 9110
  * §9.2.1; TRACE aside, which fetch refuses) whose body, if any, can be sent again (the exchange's
- * `replayable`: the engine's own retries send that body again too). A replay is no caller's: the
- * caller's abort signal (aborted long ago, perhaps) does not reach it, its response is freed
- * unread, and how it ends goes nowhere but its events. `again` runs the request's loop anew with
- * the signal given, which nothing aborts: every attempt is then sent with a signal of Retryline's,
- * over the one the caller's request carries (fetch's `init.signal`, a `Request`'s own, axios's
- * `config.signal`).
+ * `replayable`: the engine's own retries send that body again too), and that its client would send
+ * again itself: its method in the rules' methods (`retryOn.methods`), and retries allowed
+ * (`retry: false` resolves to no retries, as `retries: 0` does: either says send it once).
+ *
+ * A replay is no caller's: the caller's abort signal (aborted long ago, perhaps) does not reach it,
+ * its response is freed unread, and how it ends goes nowhere but its events. `again` runs the
+ * request's loop anew with the options and signal given; nothing aborts that signal, so every
+ * attempt is sent with a signal of Retryline's, over the one the caller's request carries (fetch's
+ * `init.signal`, a `Request`'s own, axios's `config.signal`). Its events carry a fresh id, always:
+ * under the caller's own id (its `requestId`, or the header `requestIdHeader` names, which
+ * `callerSendsId` says it sent) they would be recorded as the original's. That header still goes
+ * out as it was, among the caller's headers: the option is dropped from the replay's, so the engine
+ * neither takes the header as the id nor writes one of its own.
  *
  * In development builds only: called behind `process.env.NODE_ENV !== 'production'` (see
  * fault.ts), so a production bundle carries none of it. Kept at the end of this module, with no
@@ -1025,13 +1031,25 @@ function toEntries(headers: HeadersLike): HeaderSource {
  */
 function offerReplay<R>(
   requestId: () => string,
-  method: string,
+  request: { readonly client: string; readonly method: string; readonly url: string },
   exchange: HttpExchange<R>,
-  again: (signal: AbortSignal) => Promise<{ readonly response: R }>,
+  options: ResolvedHttpOptions,
+  callerSendsId: boolean,
+  again: (options: ResolvedHttpOptions, signal: AbortSignal) => Promise<{ readonly response: R }>,
 ): void {
-  if (!exchange.replayable || !['GET', 'HEAD', 'OPTIONS'].includes(method)) return;
-  offerDevtoolsReplay(requestId, () => {
-    again(new AbortController().signal)
+  const { method } = request;
+  if (
+    !exchange.replayable ||
+    !['GET', 'HEAD', 'OPTIONS'].includes(method) ||
+    !options.rules.methods.has(method) ||
+    options.policy.retries === 0
+  ) {
+    return;
+  }
+  offerDevtoolsReplay(requestId, request, () => {
+    const own = { ...options, requestId: createRequestId() };
+    if (callerSendsId) own.requestIdHeader = undefined;
+    again(own, new AbortController().signal)
       .then(({ response }) => exchange.discard(response))
       .catch(() => {});
   });

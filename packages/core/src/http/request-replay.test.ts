@@ -24,16 +24,28 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-/** A devtools hook that keeps the replays it is offered, by request id, and every event pushed. */
-function installHook(replayable?: (id: string, replay: () => void) => unknown) {
+/** What core names an offered request by, besides its id: as its `request-start` does. */
+interface OfferedRequest {
+  readonly client: string;
+  readonly method: string;
+  readonly url: string;
+}
+
+/**
+ * A devtools hook that keeps the replays it is offered, by request id (the latest), every offer in
+ * order (id, request and replay), and every event pushed.
+ */
+function installHook(replayable?: (id: string, replay: () => void, request: OfferedRequest) => unknown) {
   const replays = new Map<string, () => void>();
+  const offers: { id: string; request: OfferedRequest; replay: () => void }[] = [];
   const events: RetrylineEvent[] = [];
   const hook = {
     push: (event: RetrylineEvent) => events.push(event),
     replayable:
       replayable ??
-      ((id: string, replay: () => void) => {
+      ((id: string, replay: () => void, request: OfferedRequest) => {
         replays.set(id, replay);
+        offers.push({ id, request, replay });
       }),
   };
   Object.defineProperty(globalThis, DEVTOOLS_HOOK, { value: hook, configurable: true, writable: true });
@@ -41,16 +53,19 @@ function installHook(replayable?: (id: string, replay: () => void) => unknown) {
   const started = () => events.flatMap((event) => (event.type === 'request-start' ? [event.requestId] : []));
   const ended = (id: string) =>
     events.find((event) => event.type === 'request-end' && event.requestId === id);
-  return { replays, events, started, ended };
+  return { replays, offers, events, started, ended };
 }
 
 type Hook = ReturnType<typeof installHook>;
 
-/** Runs the replay `hook` holds for `id`, and waits (on virtual time) for it to end: its id and end. */
-async function replay(hook: Hook, clock: { runAll(): Promise<void> }, id: string) {
+/**
+ * Runs the replay `hook` holds for `id` (or the one given), and waits (on virtual time) for it to
+ * end: its id and end.
+ */
+async function replay(hook: Hook, clock: { runAll(): Promise<void> }, id: string | (() => void)) {
   const before = hook.started().length;
-  const run = hook.replays.get(id);
-  if (!run) throw new Error(`no replay for ${id}`);
+  const run = typeof id === 'function' ? id : hook.replays.get(id);
+  if (!run) throw new Error(`no replay for ${String(id)}`);
   run();
   return vi.waitFor(async () => {
     await clock.runAll();
@@ -63,6 +78,8 @@ async function replay(hook: Hook, clock: { runAll(): Promise<void> }, id: string
 
 interface Init {
   method?: string;
+  url?: string;
+  headers?: Record<string, string>;
   replayable?: boolean;
   options?: HttpRetryOptions;
   signal?: AbortSignal;
@@ -79,8 +96,8 @@ function client(script: ReadonlyArray<FakeResponse | Error>, init: Init = {}) {
   const exchange: HttpExchange<FakeResponse> = {
     client: 'test',
     method: init.method ?? 'GET',
-    url: URL_,
-    headers: undefined,
+    url: init.url ?? URL_,
+    headers: init.headers,
     replayable: init.replayable ?? true,
     signal: init.signal,
     options: {
@@ -215,9 +232,11 @@ describe('a request offered to the devtools hook for replay', () => {
   it('goes through the same guards: a breaker the request opened refuses its replay', async () => {
     const hook = installHook();
     const breaker = circuitBreaker({ consecutiveFailures: 1, openMs: 60_000 });
-    const { clock, sends, run } = client([res(503)], { options: { retries: 0, breaker } });
-    const first = await run();
-    const again = await replay(hook, clock, first.value?.info.requestId as string);
+    const { clock, sends, run } = client([res(503)], { options: { retries: 1, breaker } });
+    await run();
+    const [id] = hook.started();
+    expect(hook.ended(id as string)).toMatchObject({ outcome: 'breaker-open', attempts: 1 });
+    const again = await replay(hook, clock, id as string);
     expect(again.end).toMatchObject({ outcome: 'breaker-open' });
     expect(sends).toHaveLength(1);
   });
@@ -237,6 +256,146 @@ describe('a request offered to the devtools hook for replay', () => {
     } finally {
       process.off('unhandledRejection', unhandled);
     }
+  });
+});
+
+describe('which requests are offered for replay: those their client would send again itself', () => {
+  it('is offered as its request-start names it: client, method, URL redacted', async () => {
+    const hook = installHook();
+    await client([res(200)], { method: 'head' }).run();
+    const start = hook.events.find((event) => event.type === 'request-start');
+    expect(hook.offers.map((offer) => offer.request)).toEqual([
+      { client: 'test', method: 'HEAD', url: 'https://api.example/items?page=***' },
+    ]);
+    expect(start).toMatchObject({
+      client: 'test',
+      method: 'HEAD',
+      url: 'https://api.example/items?page=***',
+    });
+  });
+
+  it.each([
+    ['GET', ['HEAD']],
+    ['OPTIONS', ['get', 'head']],
+  ])('is not offered for a %s that retryOn.methods %j leaves out', async (method, methods) => {
+    const hook = installHook();
+    await client([res(200)], { method, options: { retryOn: { methods } } }).run();
+    expect(hook.replays.size).toBe(0);
+    expect(hook.started()).toHaveLength(1);
+  });
+
+  it.each([
+    ['HEAD', ['HEAD']],
+    ['GET', ['get', 'post']],
+  ])('is offered for a %s that retryOn.methods %j names', async (method, methods) => {
+    const hook = installHook();
+    await client([res(200)], { method, options: { retryOn: { methods } } }).run();
+    expect(hook.replays.size).toBe(1);
+  });
+
+  it('takes the default methods, whatever a retryOn predicate decides', async () => {
+    const hook = installHook();
+    await client([res(200)], { options: { retryOn: () => false } }).run();
+    expect(hook.replays.size).toBe(1);
+  });
+
+  it.each<[string, HttpRetryOptions]>([
+    ['retry: false', { retry: false }],
+    ['retry: 0', { retry: 0 }],
+    ['retries: 0', { retries: 0 }],
+  ])('is not offered for a request allowed no retries (%s): it is sent once', async (_name, options) => {
+    const hook = installHook();
+    const result = await client([res(503)], { options }).run();
+    expect(result).toMatchObject({ value: { response: { status: 503 }, info: { attempts: 1 } } });
+    expect(hook.started()).toHaveLength(1);
+    expect(hook.replays.size).toBe(0);
+  });
+
+  it('is offered for a request allowed one retry', async () => {
+    const hook = installHook();
+    await client([res(200)], { options: { retry: 1 } }).run();
+    expect(hook.replays.size).toBe(1);
+  });
+});
+
+describe('a replay of a request whose id the caller chose', () => {
+  /** A request with the caller's own `X-Request-Id: abc`, named by `requestIdHeader`. */
+  const withCallerId = (script: ReadonlyArray<FakeResponse>, url = URL_) =>
+    client(script, {
+      url,
+      headers: { 'X-Request-Id': 'abc' },
+      options: { requestIdHeader: 'x-request-id' },
+    });
+
+  it('is recorded under an id of its own, the original keeping its attempts, the caller’s header sent as it was', async () => {
+    const hook = installHook();
+    const { clock, sends, run } = withCallerId([res(503), res(200), res(200)]);
+    await run();
+    expect(hook.started()).toEqual(['abc']);
+
+    const again = await replay(hook, clock, 'abc');
+    expect(again.id).not.toBe('abc');
+    expect(again.id).not.toMatch(/^abc/);
+    expect(again.end).toMatchObject({ outcome: 'success', attempts: 1 });
+    // The original's row still says 503 then 200: the replay's attempt went to a row of its own.
+    const statuses = (id: string) =>
+      hook.events.flatMap((event) =>
+        event.type === 'attempt-end' && event.requestId === id ? [event.status] : [],
+      );
+    expect(statuses('abc')).toEqual([503, 200]);
+    expect(statuses(again.id)).toEqual([200]);
+    expect(hook.ended('abc')).toMatchObject({ outcome: 'success', attempts: 2 });
+    // The caller's header goes out among the caller's own headers, as it was: Retryline adds no
+    // other id to the replay's attempt, and its event shows the caller's.
+    expect(sends[2]?.headers).toEqual({});
+    const replayStart = hook.events.find(
+      (event) => event.type === 'attempt-start' && event.requestId === again.id,
+    );
+    expect(replayStart).toMatchObject({ headers: { 'x-request-id': 'abc' } });
+  });
+
+  it('gets a fresh id each time it is replayed', async () => {
+    const hook = installHook();
+    const { clock, run } = withCallerId([res(200), res(200), res(200)]);
+    await run();
+    const first = await replay(hook, clock, 'abc');
+    const second = await replay(hook, clock, 'abc');
+    expect(new Set(['abc', first.id, second.id]).size).toBe(3);
+  });
+
+  it('is recorded under a fresh id that its header carries, when the caller set none', async () => {
+    const hook = installHook();
+    const { clock, sends, run } = client([res(200), res(200)], {
+      options: { requestIdHeader: 'X-Request-Id', requestId: 'order-7' },
+    });
+    await run();
+    expect(sends[0]?.headers).toEqual({ 'X-Request-Id': 'order-7' });
+    const again = await replay(hook, clock, 'order-7');
+    expect(again.id).not.toBe('order-7');
+    expect(sends[1]?.headers).toEqual({ 'X-Request-Id': again.id });
+  });
+
+  it('names its request: a caller id reused across requests is offered once for each, with its URL', async () => {
+    // A session-wide correlation id, sent on one request after another: a request id is unique
+    // only among the requests in flight, so both are recorded, and offered, as `abc`.
+    const hook = installHook();
+    const a = withCallerId([res(200), res(200)], 'https://api.example/a');
+    const b = withCallerId([res(200)], 'https://api.example/b');
+    await a.run();
+    await b.run();
+    expect(hook.offers.map((offer) => [offer.id, offer.request.url])).toEqual([
+      ['abc', 'https://api.example/a'],
+      ['abc', 'https://api.example/b'],
+    ]);
+    // A hook that finds the offer by id and request runs the request the row shows.
+    const offerOfA = hook.offers.find(
+      (offer) => offer.id === 'abc' && offer.request.method === 'GET' && offer.request.url.endsWith('/a'),
+    );
+    const again = await replay(hook, a.clock, offerOfA?.replay as () => void);
+    const start = hook.events.find((event) => event.type === 'request-start' && event.requestId === again.id);
+    expect(start).toMatchObject({ url: 'https://api.example/a' });
+    expect(a.sends).toHaveLength(2);
+    expect(b.sends).toHaveLength(1);
   });
 });
 
