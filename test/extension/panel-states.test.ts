@@ -18,7 +18,8 @@ import { type OutboundSink, startOutboundSink } from '../support/outbound-sink';
 // a loopback page without Retryline is "not detected"; a page that creates a Retryline client and
 // sends nothing is "no requests yet" (core said hello to the hook, the relay and the background
 // passed it on); a tab no relay ever reported asks for a reload. Each state is read from the panel
-// page as DevTools opens it (`panel.html?tabId=N`).
+// page as DevTools opens it (`panel.html?tabId=N`). Of a tab that sent no Retryline event the
+// background stores its page state alone, never where it went.
 
 const browsers = [
   { name: 'Chromium', dir: EXTENSION_DIST.chrome, launch: (dir: string) => launchChromiumWith(dir) },
@@ -62,6 +63,16 @@ const emptyState = () => {
     state: empty?.dataset.state ?? null,
     said: document.querySelector('[data-testid="no-events"]')?.textContent ?? null,
   };
+};
+/** What `storage.session` holds, read from an extension page (`browser` in Firefox, `chrome` in Chromium). */
+const storedSession = async () => {
+  type Area = { get(keys: null): Promise<Record<string, unknown>> };
+  const extension = globalThis as unknown as {
+    browser?: { storage: { session: Area } };
+    chrome?: { storage: { session: Area } };
+  };
+  const api = extension.browser ?? extension.chrome;
+  return api ? await api.storage.session.get(null) : {};
 };
 /** The tab ids `storage.session` holds, read from an extension page (`browser` in Firefox, `chrome` in Chromium). */
 const storedTabs = async () => {
@@ -144,6 +155,19 @@ describe.each(browsers)('the panel of a live tab with no requests, in $name', ({
     await expect
       .poll(() => panel.evaluate(emptyState), { timeout: 10_000 })
       .toEqual({ state: 'no-requests', said: 'Retryline is on this page: no requests yet.' });
+
+    // Two documents and no Retryline event: the tab's index holds its page state, nothing of where it
+    // went (its write of the second page's state carries whatever the navigation stored).
+    const ofTab = async () =>
+      Object.entries(await probe.evaluate(storedSession)).filter(
+        ([key]) => key === `tab:${id}` || key.startsWith(`tab:${id}/`),
+      );
+    await expect
+      .poll(ofTab, { timeout: 10_000 })
+      .toEqual([[`tab:${id}`, expect.objectContaining({ page: { hooked: true, detected: true } })]]);
+    const stored = JSON.stringify(await ofTab());
+    expect(stored).not.toContain(new URL(server.url).host);
+    expect(stored).not.toMatch(/\/plain|\/client/);
     await panel.close();
     await tab.close();
   }, 60_000);

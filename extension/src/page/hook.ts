@@ -4,7 +4,8 @@
  * with one property read, posts what core pushes to the ISOLATED-world relay (and, once, that core
  * created a client: the page uses Retryline), answers core's question before each attempt
  * (`fault`) from the fault rules the relay brings while a panel is open, and keeps the replays core
- * offers (`replayable`) for the panel's Replay, which the relay brings too.
+ * offers (`replayable`) for the panel's Replay, which the relay brings too, while it says a panel
+ * is subscribed to the tab.
  */
 
 import { optedOutBy } from './page-faults';
@@ -12,6 +13,7 @@ import {
   createPageHook,
   HOOK_HELLO,
   isFaultsMessage,
+  isPanelMessage,
   isRelayReady,
   isReplayMessage,
   targetOrigin,
@@ -28,23 +30,26 @@ function install(): void {
   const setTimer = window.setTimeout.bind(window);
   const addListener = window.addEventListener.bind(window);
   const random = Math.random;
+  const Controller = AbortController;
   const origin = targetOrigin(location);
 
   const hook = createPageHook({
     post: (message) => postMessage(message, origin),
     setTimer: (callback, ms) => setTimer(callback, ms),
     random: () => random(),
+    controller: () => new Controller(),
     optedOut: optedOutBy(document.querySelector.bind(document)),
   });
 
-  // Kept for the page's life: after "ready", the relay brings the tab's fault rules and the
-  // panel's replays the same way.
+  // Kept for the page's life: after "ready", the relay brings the tab's fault rules, whether a
+  // panel is subscribed to the tab, and the panel's replays the same way.
   const onMessage = (event: MessageEvent) => {
     try {
       if (event.source !== self) return;
       const data: unknown = event.data;
       if (isFaultsMessage(self, self, data)) hook.setFaults(data);
-      else if (isReplayMessage(self, self, data)) hook.replay(data.requestId);
+      else if (isReplayMessage(self, self, data)) hook.replay(data);
+      else if (isPanelMessage(self, self, data)) hook.setPanel(data.open);
       else if (isRelayReady(self, self, data)) hook.relayReady();
     } catch {
       // Never throw into the page.
@@ -57,7 +62,8 @@ function install(): void {
       push: (event: unknown) => hook.push(event),
       fault: (query: unknown) => hook.fault(query),
       hello: () => hook.hello(),
-      replayable: (requestId: unknown, replay: unknown) => hook.replayable(requestId, replay),
+      replayable: (requestId: unknown, replay: unknown, request: unknown) =>
+        hook.replayable(requestId, replay, request),
     }),
     configurable: true,
     enumerable: false,

@@ -6,13 +6,16 @@ import {
   MAX_REPLAYS,
   NAMESPACE,
   PROTOCOL_VERSION,
+  type ReplayTarget,
 } from '../shared/protocol';
 import {
   createPageHook,
   FLUSH_MS,
   isFaultsMessage,
+  isPanelMessage,
   isRelayReady,
   isReplayMessage,
+  type PageHook,
   targetOrigin,
 } from './page-hook';
 
@@ -41,6 +44,7 @@ function world(
       return timers.push({ callback, ms });
     },
     random: () => 0.5,
+    controller: () => new AbortController(),
     optedOut: () => false,
   });
   const runTimers = () => {
@@ -244,6 +248,7 @@ describe('the page hook’s faults', () => {
         draws += 1;
         return 0;
       },
+      controller: () => new AbortController(),
       optedOut: () => false,
     });
     hook.setFaults(faults([{ ...rule, probability: 0.5 }]));
@@ -278,36 +283,68 @@ describe('the page hook’s faults', () => {
   });
 });
 
+/** What names request `id`, as core offers it and the panel's replay names it. */
+const target = (id: string, patch: Partial<ReplayTarget> = {}): ReplayTarget => ({
+  requestId: id,
+  client: 'fetch',
+  method: 'GET',
+  url: `https://api.example/items/${id}`,
+  ...patch,
+});
+const { requestId: _id, ...request } = target('r1');
+/** Core's offer of request `id`: its id, a replay, and the request it names. */
+const offer = (hook: PageHook, id: string, replay: unknown, patch: Partial<ReplayTarget> = {}) => {
+  const { requestId, ...named } = target(id, patch);
+  hook.replayable(requestId, replay, named);
+};
+
 describe('the page hook’s replays', () => {
   it('runs the replay core offered for the request the relay names, as often as it is asked', () => {
     const { hook } = world();
     const first = vi.fn();
     const second = vi.fn();
-    hook.replayable('r1', first);
-    hook.replayable('r2', second);
-    hook.replay('r2');
-    hook.replay('r2');
+    offer(hook, 'r1', first);
+    offer(hook, 'r2', second);
+    hook.replay(target('r2'));
+    hook.replay(target('r2'));
     expect(second).toHaveBeenCalledTimes(2);
     expect(first).not.toHaveBeenCalled();
   });
 
-  it('ignores an id it keeps no replay for (another frame’s, another page’s, a POST’s)', () => {
+  it('ignores a request it keeps no replay for (another frame’s, another page’s, a POST’s)', () => {
     const { hook } = world();
     const kept = vi.fn();
-    hook.replayable('r1', kept);
-    expect(() => hook.replay('r9')).not.toThrow();
+    offer(hook, 'r1', kept);
+    expect(() => hook.replay(target('r9'))).not.toThrow();
     expect(kept).not.toHaveBeenCalled();
+  });
+
+  it('finds a replay by its id, client, method and URL together: a caller may reuse its id', () => {
+    const { hook } = world();
+    const items = vi.fn();
+    const orders = vi.fn();
+    const head = vi.fn();
+    offer(hook, 'session-1', items, { url: 'https://api.example/items' });
+    offer(hook, 'session-1', orders, { url: 'https://api.example/orders' });
+    offer(hook, 'session-1', head, { url: 'https://api.example/orders', method: 'HEAD' });
+    hook.replay(target('session-1', { url: 'https://api.example/items' }));
+    expect(items).toHaveBeenCalledTimes(1);
+    expect(orders).not.toHaveBeenCalled();
+    hook.replay(target('session-1', { url: 'https://api.example/orders', client: 'axios' }));
+    hook.replay(target('session-1', { url: 'https://api.example/orders', method: 'OPTIONS' }));
+    expect(orders).not.toHaveBeenCalled();
+    expect(head).not.toHaveBeenCalled();
   });
 
   it(`keeps the replays of the latest ${MAX_REPLAYS} requests, the oldest dropped first`, () => {
     const { hook } = world();
     const replays = Array.from({ length: MAX_REPLAYS + 1 }, () => vi.fn());
-    hook.replayable('r0', replays[0]);
-    hook.replayable('r1', replays[1]);
-    // Offered again (a caller-chosen id used again), r0 is the latest: r1 is now the oldest.
-    hook.replayable('r0', replays[0]);
-    for (let n = 2; n <= MAX_REPLAYS; n += 1) hook.replayable(`r${n}`, replays[n]);
-    for (let n = 0; n <= MAX_REPLAYS; n += 1) hook.replay(`r${n}`);
+    offer(hook, 'r0', replays[0]);
+    offer(hook, 'r1', replays[1]);
+    // Offered again (a caller-chosen id used again for the same request), r0 is the latest: r1 is now the oldest.
+    offer(hook, 'r0', replays[0]);
+    for (let n = 2; n <= MAX_REPLAYS; n += 1) offer(hook, `r${n}`, replays[n]);
+    for (let n = 0; n <= MAX_REPLAYS; n += 1) hook.replay(target(`r${n}`));
     expect(replays[1]).not.toHaveBeenCalled();
     expect(replays.filter((replay) => replay.mock.calls.length === 1)).toHaveLength(MAX_REPLAYS);
   });
@@ -315,28 +352,97 @@ describe('the page hook’s replays', () => {
   it('never throws, whatever it is offered or a replay does', () => {
     const { hook } = world();
     const replay = vi.fn();
-    for (const [id, offered] of [
-      [undefined, replay],
-      [1, replay],
-      ['r1', 'not a function'],
-      ['r1', null],
+    for (const [id, offered, named] of [
+      [undefined, replay, request],
+      [1, replay, request],
+      ['r1', 'not a function', request],
+      ['r1', null, request],
+      ['r1', replay, null],
+      ['r1', replay, undefined],
     ] as const) {
-      expect(() => hook.replayable(id, offered)).not.toThrow();
+      expect(() => hook.replayable(id, offered, named)).not.toThrow();
     }
-    hook.replay('1');
-    hook.replay('undefined');
-    hook.replay('r1');
+    hook.replay(target('1'));
+    hook.replay(target('undefined'));
+    hook.replay(target('r1'));
     expect(replay).not.toHaveBeenCalled();
-    hook.replayable('r2', () => {
+    offer(hook, 'r2', () => {
       throw new Error('page code');
     });
-    expect(() => hook.replay('r2')).not.toThrow();
+    expect(() => hook.replay(target('r2'))).not.toThrow();
+  });
+});
+
+describe('the page hook’s replays and the tab’s panels', () => {
+  it('keeps offers from the document’s start while the relay has not said whether a panel is open', () => {
+    const { hook } = world();
+    const early = vi.fn();
+    offer(hook, 'r1', early);
+    hook.setPanel(true);
+    hook.replay(target('r1'));
+    expect(early).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps no offer while no panel is subscribed to the tab, and drops them all when the last one goes', () => {
+    const { hook } = world();
+    const early = vi.fn();
+    offer(hook, 'r1', early);
+    // The relay's answer: no panel. What the page's first requests offered goes.
+    hook.setPanel(false);
+    const unwatched = vi.fn();
+    offer(hook, 'r2', unwatched);
+    hook.setPanel(true);
+    hook.replay(target('r1'));
+    hook.replay(target('r2'));
+    expect(early).not.toHaveBeenCalled();
+    expect(unwatched).not.toHaveBeenCalled();
+
+    const watched = vi.fn();
+    offer(hook, 'r3', watched);
+    hook.setPanel(false);
+    hook.setPanel(true);
+    hook.replay(target('r3'));
+    expect(watched).not.toHaveBeenCalled();
+  });
+
+  it('runs each replay with a signal of its own, aborted when the panel goes', () => {
+    const { hook } = world();
+    const signals: AbortSignal[] = [];
+    const replay = vi.fn((signal: AbortSignal) => {
+      signals.push(signal);
+    });
+    hook.setPanel(true);
+    offer(hook, 'r1', replay);
+    hook.replay(target('r1'));
+    hook.replay(target('r1'));
+    expect(signals).toHaveLength(2);
+    expect(signals[0]).not.toBe(signals[1]);
+    expect(signals.map((signal) => signal.aborted)).toEqual([false, false]);
+    hook.setPanel(false);
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, true]);
+  });
+
+  it('forgets a replay that returned a promise once it settles: the panel’s going aborts only those still running', async () => {
+    const { hook } = world();
+    const signals: AbortSignal[] = [];
+    const settle: Array<() => void> = [];
+    offer(hook, 'r1', (signal: AbortSignal) => {
+      signals.push(signal);
+      return new Promise<void>((resolve) => settle.push(resolve));
+    });
+    hook.replay(target('r1'));
+    hook.replay(target('r1'));
+    settle[0]?.();
+    await Promise.resolve();
+    await Promise.resolve();
+    hook.setPanel(false);
+    expect(signals.map((signal) => signal.aborted)).toEqual([false, true]);
   });
 });
 
 describe('isReplayMessage', () => {
   const self = {};
-  const message = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', requestId: 'r1' };
+  const message = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', ...target('r1') };
   it('recognises the relay’s replay from its own window only', () => {
     expect(isReplayMessage(self, self, message)).toBe(true);
     expect(isReplayMessage({}, self, message)).toBe(false);
@@ -344,7 +450,24 @@ describe('isReplayMessage', () => {
     expect(isReplayMessage(self, self, { ...message, v: 2 })).toBe(false);
     expect(isReplayMessage(self, self, { ...message, kind: 'faults' })).toBe(false);
     expect(isReplayMessage(self, self, { ...message, requestId: 1 })).toBe(false);
+    expect(isReplayMessage(self, self, { ...message, client: undefined })).toBe(false);
+    expect(isReplayMessage(self, self, { ...message, method: 1 })).toBe(false);
+    expect(isReplayMessage(self, self, { ...message, url: null })).toBe(false);
     expect(isReplayMessage(self, self, null)).toBe(false);
+  });
+});
+
+describe('isPanelMessage', () => {
+  const self = {};
+  const message = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'panel', open: true };
+  it('recognises the relay’s word on the tab’s panels from its own window only', () => {
+    expect(isPanelMessage(self, self, message)).toBe(true);
+    expect(isPanelMessage(self, self, { ...message, open: false })).toBe(true);
+    expect(isPanelMessage({}, self, message)).toBe(false);
+    expect(isPanelMessage(self, self, { ...message, v: 2 })).toBe(false);
+    expect(isPanelMessage(self, self, { ...message, kind: 'replay' })).toBe(false);
+    expect(isPanelMessage(self, self, { ...message, open: 'yes' })).toBe(false);
+    expect(isPanelMessage(self, self, null)).toBe(false);
   });
 });
 

@@ -16,7 +16,13 @@
  *
  * Replay: core offers a way to send each GET, HEAD and OPTIONS request again as it starts
  * (`replayable`, development builds); the hook keeps those of the latest {@link MAX_REPLAYS}
- * requests by id, and runs one when the relay brings the panel's {@link ReplayMessage}.
+ * requests, by id, client, method and URL together ({@link ReplayTarget}: a caller may reuse an id),
+ * and runs one when the relay brings the panel's {@link ReplayMessage}. Each offer
+ * holds its request's caller data (its init and headers, its signal and listeners, its options),
+ * so the hook keeps offers only while a DevTools panel is subscribed to the tab, as the relay says
+ * ({@link PanelStateMessage}), and from the document's start until the relay first says (so that
+ * the requests of a page loading under an open panel can be replayed); when the panel goes, it
+ * drops them all and stops the replays it runs.
  */
 
 import type { DevtoolsHook, FaultStep } from '@retryline/core/instrument';
@@ -29,8 +35,10 @@ import {
   MAX_REPLAYS,
   NAMESPACE,
   type PageMessage,
+  type PanelStateMessage,
   PROTOCOL_VERSION,
   type ReplayMessage,
+  type ReplayTarget,
 } from '../shared/protocol';
 import { createPageFaults, type FaultWorld } from './page-faults';
 
@@ -56,6 +64,8 @@ export interface HookWorld extends FaultWorld {
   /** `window.postMessage` bound to the page's window, with the target origin already chosen. */
   readonly post: (message: PageMessage | HookHelloMessage | DetectedMessage) => void;
   readonly setTimer: (callback: () => void, ms: number) => unknown;
+  /** A new `AbortController`: a replay's, which the hook aborts when the panel goes. */
+  readonly controller: () => AbortController;
 }
 
 /** The installed hook: what core calls, and what the hook's `message` listener calls. */
@@ -76,17 +86,31 @@ export interface PageHook {
   setFaults(message: FaultsMessage): void;
   /**
    * What core calls as a request that can be replayed starts ({@link DevtoolsHook}'s `replayable`):
-   * keeps `replay` under the request's id, for the latest {@link MAX_REPLAYS} requests. Takes
+   * keeps `replay` under the request's id and `request` (its client, method and URL), for the latest
+   * {@link MAX_REPLAYS} requests, unless the relay said no panel is subscribed to the tab. Takes
    * anything and never throws.
    */
-  replayable(requestId: unknown, replay: unknown): void;
-  /** The relay brought the panel's replay ({@link ReplayMessage}): runs the one kept for the id, if any. */
-  replay(requestId: string): void;
+  replayable(requestId: unknown, replay: unknown, request: unknown): void;
+  /**
+   * The relay brought the panel's replay ({@link ReplayMessage}): runs the one kept for the request
+   * it names, if any, with the signal of a controller of its own, which the hook aborts when the
+   * panel goes; it forgets the controller once a replay that returns a promise settles.
+   */
+  replay(target: ReplayTarget): void;
+  /**
+   * The relay said whether a panel is subscribed to the tab ({@link PanelStateMessage}): when none
+   * is, the kept replays are dropped and the running ones aborted, and none is kept until one is.
+   */
+  setPanel(open: boolean): void;
   /** The relay said it is listening: drain the queue and post from now on. */
   relayReady(): void;
   /** Events waiting to be posted (for tests). */
   pending(): number;
 }
+
+/** What the hook keeps a replay under: the request's id, client, method and URL (see {@link ReplayTarget}). */
+const replayKey = (requestId: string, { client, method, url }: Omit<ReplayTarget, 'requestId'>): string =>
+  `${requestId} ${client} ${method} ${url}`;
 
 export function createPageHook(world: HookWorld): PageHook {
   const faults = createPageFaults(world);
@@ -96,8 +120,12 @@ export function createPageHook(world: HookWorld): PageHook {
   // Core said hello (a client was created); the relay was told so (once per document).
   let detected = false;
   let announced = false;
-  // The latest requests' replays by id, the oldest first (a Map keeps the order of insertion).
-  const replays = new Map<string, () => void>();
+  // The latest requests' replays by replayKey, the oldest first (a Map keeps the order of insertion).
+  const replays = new Map<string, (signal: AbortSignal) => unknown>();
+  // The replays it runs, until one settles or the panel goes.
+  const running = new Set<AbortController>();
+  // Whether a panel is subscribed to the tab: unknown until the relay says.
+  let panel: boolean | undefined;
 
   const announce = () => {
     if (!ready || !detected || announced) return;
@@ -205,22 +233,40 @@ export function createPageHook(world: HookWorld): PageHook {
         // A set that cannot be read is no set: the page keeps what it had.
       }
     },
-    replayable(requestId, replay) {
+    replayable(requestId, replay, request) {
       try {
-        if (typeof requestId !== 'string' || typeof replay !== 'function') return;
-        // Taken again (a caller-chosen id reused), it is the latest.
-        replays.delete(requestId);
-        replays.set(requestId, replay as () => void);
+        if (panel === false || typeof requestId !== 'string' || typeof replay !== 'function') return;
+        const key = replayKey(requestId, request as ReplayTarget);
+        // Taken again (a caller-chosen id reused for the same request), it is the latest.
+        replays.delete(key);
+        replays.set(key, replay as (signal: AbortSignal) => unknown);
         if (replays.size > MAX_REPLAYS) replays.delete(replays.keys().next().value as string);
       } catch {
         // Nothing a page sees may come from the extension.
       }
     },
-    replay(requestId) {
+    replay(target) {
       try {
-        replays.get(requestId)?.();
+        const run = replays.get(replayKey(target.requestId, target));
+        if (!run) return;
+        const controller = world.controller();
+        running.add(controller);
+        const done = () => running.delete(controller);
+        const ran = run(controller.signal) as PromiseLike<unknown> | undefined;
+        if (typeof ran?.then === 'function') ran.then(done, done);
       } catch {
         // Core's replay never throws; one the page gave the hook itself may.
+      }
+    },
+    setPanel(open) {
+      try {
+        panel = open;
+        if (open) return;
+        replays.clear();
+        for (const controller of running) controller.abort();
+        running.clear();
+      } catch {
+        // As above.
       }
     },
     pending: () => queue.length,
@@ -255,12 +301,30 @@ export function isFaultsMessage(source: unknown, self: unknown, data: unknown): 
  */
 export function isReplayMessage(source: unknown, self: unknown, data: unknown): data is ReplayMessage {
   if (source !== self || typeof data !== 'object' || data === null) return false;
-  const message = data as { ns?: unknown; v?: unknown; kind?: unknown; requestId?: unknown };
+  const message = data as Partial<Record<keyof ReplayMessage, unknown>>;
   return (
     message.ns === NAMESPACE &&
     message.v === PROTOCOL_VERSION &&
     message.kind === 'replay' &&
-    typeof message.requestId === 'string'
+    typeof message.requestId === 'string' &&
+    typeof message.client === 'string' &&
+    typeof message.method === 'string' &&
+    typeof message.url === 'string'
+  );
+}
+
+/**
+ * Whether a `message` event brings the relay's word on the tab's panels. A page can forge one (see
+ * {@link PanelStateMessage}): the worst it can do is have its own hook keep or drop its replays.
+ */
+export function isPanelMessage(source: unknown, self: unknown, data: unknown): data is PanelStateMessage {
+  if (source !== self || typeof data !== 'object' || data === null) return false;
+  const message = data as { ns?: unknown; v?: unknown; kind?: unknown; open?: unknown };
+  return (
+    message.ns === NAMESPACE &&
+    message.v === PROTOCOL_VERSION &&
+    message.kind === 'panel' &&
+    typeof message.open === 'boolean'
   );
 }
 

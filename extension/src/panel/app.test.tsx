@@ -336,9 +336,14 @@ describe('App', () => {
       const source = Object.assign(liveSource(), { replay });
       const { api } = mount(source);
       source.send({ kind: 'append', entries: scenario() });
+      // r3, the row after the tab's navigation: r1's page is gone, so is its Replay.
       fireEvent.click(screen.getAllByTestId('request-row')[0] as HTMLElement);
+      expect((screen.getByTestId('replay') as HTMLButtonElement).disabled).toBe(true);
+      fireEvent.click(screen.getAllByTestId('request-row')[2] as HTMLElement);
       fireEvent.click(screen.getByTestId('replay'));
-      expect(replay).toHaveBeenCalledWith(expect.objectContaining({ source: ORIGIN, requestId: 'r1' }));
+      expect(replay).toHaveBeenCalledWith(
+        expect.objectContaining({ source: ORIGIN, requestId: 'r3', client: 'ky', method: 'GET' }),
+      );
       act(() => api.importText(JSON.stringify(toRecording(manyRequests(2), 'x'))));
       fireEvent.click(screen.getAllByTestId('request-row')[0] as HTMLElement);
       expect(screen.getByTestId('detail')).toBeTruthy();

@@ -155,6 +155,62 @@ describe('DetailPane’s Replay', () => {
     expect(replay).not.toHaveBeenCalled();
   });
 
+  const timeline = foldTimeline(scenario());
+  const [, , r3] = timeline.rows;
+  const replayButton = () => screen.getByTestId('replay') as HTMLButtonElement;
+
+  it('is disabled for a row sent before the tab’s last navigation (Preserve log), and says its page is gone', () => {
+    if (!r3) throw new Error('fixture');
+    const replay = vi.fn();
+    const { navigations } = timeline;
+    render(<DetailPane row={r1} onClose={() => {}} replay={replay} navigations={navigations} />);
+    expect(replayButton().disabled).toBe(true);
+    expect(replayButton().title).toBe(
+      'This request’s page is gone: it was sent before the tab’s last navigation',
+    );
+    fireEvent.click(replayButton());
+    expect(replay).not.toHaveBeenCalled();
+    cleanup();
+    // The current page's row, after the navigation.
+    render(<DetailPane row={r3} onClose={() => {}} replay={replay} navigations={navigations} />);
+    expect(replayButton().disabled).toBe(false);
+  });
+
+  it('is disabled for a row of a frame whose origin no frame of the page has now, as far as the worker knows', () => {
+    const page = { hooked: true, detected: true };
+    const replay = vi.fn();
+    const shown = (frames?: string[]) => {
+      cleanup();
+      render(
+        <DetailPane row={r1} onClose={() => {}} replay={replay} page={frames ? { ...page, frames } : page} />,
+      );
+      return { disabled: replayButton().disabled, title: replayButton().title };
+    };
+    expect(shown(['https://widget.example'])).toEqual({
+      disabled: true,
+      title: `This request’s page is gone: no frame of the tab’s page is of the origin that sent it (${r1.source}) now`,
+    });
+    expect(shown([r1.source, 'https://widget.example']).disabled).toBe(false);
+    // Frames not known (the worker restarted since the page loaded): nothing to say.
+    expect(shown().disabled).toBe(false);
+  });
+
+  it('is disabled for a row whose URL the extension cut: the page could not be asked for it', () => {
+    const long = foldTimeline([
+      ev('r9', {
+        type: 'request-start',
+        t: 1,
+        client: 'fetch',
+        method: 'GET',
+        url: `${'https://api.example/'.padEnd(2047, 'x')}…`,
+      }),
+    ]).rows[0];
+    if (!long) throw new Error('fixture');
+    render(<DetailPane row={long} onClose={() => {}} replay={vi.fn()} />);
+    expect(replayButton().disabled).toBe(true);
+    expect(replayButton().title).toMatch(/URL is longer than the extension records/);
+  });
+
   it('is not offered where no page feeds the panel (the viewer, an imported file)', () => {
     render(<DetailPane row={r1} onClose={() => {}} />);
     expect(screen.queryByTestId('replay')).toBeNull();

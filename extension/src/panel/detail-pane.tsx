@@ -6,8 +6,9 @@
 
 import { useEffect, useState } from 'preact/hooks';
 import { hasRedacted, toCurl, toFetch } from '../model/copy-request';
-import type { AttemptRow, HeaderMap, RequestRow } from '../model/timeline';
-import { MAX_REPLAYS, REPLAYED_METHODS } from '../shared/protocol';
+import type { AttemptRow, HeaderMap, NavigationMark, RequestRow } from '../model/timeline';
+import { MAX_REPLAYS, type PageState, REPLAYED_METHODS } from '../shared/protocol';
+import { MAX_STRING_LENGTH } from '../shared/schema';
 import {
   attemptStatusText,
   clockTime,
@@ -33,9 +34,14 @@ export interface DetailPaneProps {
    * the panel (the viewer, an imported file).
    */
   readonly replay?: (row: RequestRow) => void;
+  /** The timeline's navigations: a row before the last one is of a page that is gone. */
+  readonly navigations?: readonly NavigationMark[];
+  /** What the worker knows of the tab's page: the origins of its frames, when it knows them. */
+  readonly page?: PageState | undefined;
 }
 
-export function DetailPane({ row, onClose, copy, reveal, replay }: DetailPaneProps) {
+export function DetailPane(props: DetailPaneProps) {
+  const { row, onClose, copy, reveal, replay } = props;
   return (
     <aside
       class="rl-detail"
@@ -62,7 +68,13 @@ export function DetailPane({ row, onClose, copy, reveal, replay }: DetailPanePro
           ×
         </button>
       </header>
-      <DetailActions row={row} copy={copy} reveal={reveal} replay={replay} />
+      <DetailActions
+        row={row}
+        copy={copy}
+        reveal={reveal}
+        replay={replay}
+        blocked={replayBlocked(row, props.navigations ?? [], props.page)}
+      />
       <RequestFacts row={row} />
       <RequestSteps row={row} />
     </aside>
@@ -266,21 +278,50 @@ interface DetailActionsProps {
   readonly copy: ((text: string) => Promise<void>) | undefined;
   readonly reveal: ((url: string) => void) | undefined;
   readonly replay: ((row: RequestRow) => void) | undefined;
+  /** Why the row cannot be replayed, if it cannot (see {@link replayBlocked}). */
+  readonly blocked: string | undefined;
 }
 
 const REPLAY_TITLE =
   'Have the page send this request again through the Retryline client that sent it (its options, guards and fault rules), as a new row';
 const NOT_REPLAYED =
   'Only GET, HEAD and OPTIONS requests are replayed: sending any other again could change data';
+const PAGE_GONE = 'This request’s page is gone';
 const REPLAY_SENT =
   `Asked the page to send it again: its row appears as it starts. None does if the page has left, ` +
-  `has sent ${MAX_REPLAYS} newer requests, or is a production build (replay is for development builds).`;
+  `has sent ${MAX_REPLAYS} newer requests, sent it while no Retryline panel was open (a page keeps ` +
+  `what Replay needs only while one is), or is a production build (replay is for development builds).`;
+
+/**
+ * Why the row's request cannot be sent again, or `undefined` when the page may still hold its
+ * replay: not a GET, HEAD or OPTIONS request; sent before the tab's last navigation (with Preserve
+ * log), or by a frame whose origin no frame of the page has now, as far as the worker knows (a
+ * frame removed from the page says nothing, so a row of one may stay enabled and send nothing); or
+ * its URL was cut where the extension records no more of it, so the page cannot find it by it.
+ */
+export function replayBlocked(
+  row: RequestRow,
+  navigations: readonly NavigationMark[],
+  page: PageState | undefined,
+): string | undefined {
+  if (!REPLAYED_METHODS.includes(row.method)) return NOT_REPLAYED;
+  if (row.index < (navigations.at(-1)?.beforeRow ?? 0)) {
+    return `${PAGE_GONE}: it was sent before the tab’s last navigation`;
+  }
+  if (page?.frames && !page.frames.includes(row.source)) {
+    return `${PAGE_GONE}: no frame of the tab’s page is of the origin that sent it (${row.source}) now`;
+  }
+  if (row.url.length >= MAX_STRING_LENGTH && row.url.endsWith('…')) {
+    return 'Its URL is longer than the extension records, so the page cannot be asked for it';
+  }
+  return undefined;
+}
 
 /**
  * Copy as cURL / as fetch (redacted headers stay redacted, and say so), Reveal in Network, and
  * Replay.
  */
-function DetailActions({ row, copy, reveal, replay }: DetailActionsProps) {
+function DetailActions({ row, copy, reveal, replay, blocked }: DetailActionsProps) {
   const [said, setSaid] = useState('');
   useEffect(() => setSaid(''), [row.key]);
   const redacted = hasRedacted(row);
@@ -335,8 +376,8 @@ function DetailActions({ row, copy, reveal, replay }: DetailActionsProps) {
           type="button"
           class="rl-button"
           data-testid="replay"
-          disabled={!REPLAYED_METHODS.includes(row.method)}
-          title={REPLAYED_METHODS.includes(row.method) ? REPLAY_TITLE : NOT_REPLAYED}
+          disabled={blocked !== undefined}
+          title={blocked ?? REPLAY_TITLE}
           onClick={() => {
             replay(row);
             setSaid(REPLAY_SENT);

@@ -88,6 +88,8 @@ export function RequestsView(props: RequestsViewProps) {
           copy={props.copy}
           {...(props.reveal === undefined ? {} : { reveal: props.reveal })}
           {...(props.replay === undefined ? {} : { replay: props.replay })}
+          navigations={timeline.navigations}
+          page={state.page}
         />
       )}
     </div>

@@ -242,8 +242,16 @@ describe('connectWorker', () => {
     ports[0]?.message({ kind: 'page', tabId: 7, page });
     ports[0]?.message({ kind: 'page', tabId: 7, page: { hooked: 'yes', detected: true } });
     ports[0]?.message({ kind: 'page', tabId: 8, page: blank });
+    // With the origins of the page's frames, when the worker knows them.
+    const framed = { ...page, frames: ['https://app.example', 'null (frame 4)'] };
+    ports[0]?.message({ kind: 'page', tabId: 7, page: { ...page, frames: 'https://app.example' } });
+    ports[0]?.message({ kind: 'page', tabId: 7, page: { ...page, frames: [4] } });
+    ports[0]?.message({ kind: 'page', tabId: 7, page: framed });
+    ports[0]?.message({ kind: 'page', tabId: 7, page });
     expect(updates.filter((update) => update.kind === 'page')).toEqual([
       { kind: 'page', page: blank },
+      { kind: 'page', page },
+      { kind: 'page', page: framed },
       { kind: 'page', page },
     ]);
     const late: SourceUpdate[] = [];
@@ -433,13 +441,15 @@ describe('connectWorker’s replay', () => {
   it('asks the worker to have the tab’s page send a row’s request again, named as the row names it', () => {
     const { runtime, ports } = fakeRuntime();
     const source = connectWorker(7, runtime);
-    source.replay?.({ source: 'https://app.example', requestId: 'r1' });
-    expect(ports[0]?.posted.at(-1)).toEqual({
-      kind: 'replay',
-      tabId: 7,
+    const row = {
       source: 'https://app.example',
       requestId: 'r1',
-    });
+      client: 'fetch',
+      method: 'GET',
+      url: 'https://api.example/items',
+    };
+    source.replay?.({ ...row, index: 3 } as typeof row);
+    expect(ports[0]?.posted.at(-1)).toEqual({ kind: 'replay', tabId: 7, ...row });
   });
 });
 

@@ -54,10 +54,10 @@ export interface PanelSource {
    * Has the tab's page send a row's request again, through the Retryline client that sent it (the
    * worker hands it to the frame that sent it). Where a tab feeds the source only: a recording has
    * no page to send from. Nothing comes back but the new request's events; nothing is sent when
-   * the page has no replay for it (not a GET, HEAD or OPTIONS request, too old, a page since left,
-   * a production build) or the worker is not connected.
+   * the page has no replay for it (not a GET, HEAD or OPTIONS request, too old, sent while no panel
+   * was open, a page since left, a production build) or the worker is not connected.
    */
-  replay?(row: Pick<RequestRow, 'source' | 'requestId'>): void;
+  replay?(row: Pick<RequestRow, 'source' | 'requestId' | 'client' | 'method' | 'url'>): void;
   subscribe(listener: (update: SourceUpdate) => void): () => void;
   clear(): void;
   updateSettings(settings: Partial<TabSettings>): void;
@@ -311,8 +311,8 @@ export function connectWorker(
       },
       wanted: wantedFaults,
     },
-    replay({ source, requestId }) {
-      post({ kind: 'replay', tabId, source, requestId });
+    replay({ source, requestId, client, method, url }) {
+      post({ kind: 'replay', tabId, source, requestId, client, method, url });
     },
     clear() {
       reset([]);
@@ -392,7 +392,12 @@ function readUpdate(message: unknown, tabId: number): WorkerUpdate | undefined {
 function isPageState(value: unknown): value is PageState {
   if (typeof value !== 'object' || value === null) return false;
   const page = value as Partial<Record<string, unknown>>;
-  return typeof page.hooked === 'boolean' && typeof page.detected === 'boolean';
+  const { frames } = page;
+  return (
+    typeof page.hooked === 'boolean' &&
+    typeof page.detected === 'boolean' &&
+    (frames === undefined || (Array.isArray(frames) && frames.every((frame) => typeof frame === 'string')))
+  );
 }
 
 const isCount = (value: unknown): value is number =>

@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { MAX_BATCH, MAX_EVENT_BYTES, NAMESPACE, PROTOCOL_VERSION } from '../shared/protocol';
 import {
   acceptPageMessage,
+  documentAnswer,
   faultsFromWorker,
   NO_FAULTS,
   type PageLike,
+  panelFromWorker,
+  panelMessage,
   passesFaults,
   replayFromWorker,
 } from './accept';
@@ -175,28 +178,74 @@ describe('passesFaults', () => {
 });
 
 describe('replayFromWorker', () => {
-  const replay = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', requestId: 'r1' };
+  const replay = {
+    ns: NAMESPACE,
+    v: PROTOCOL_VERSION,
+    kind: 'replay',
+    requestId: 'r1',
+    client: 'fetch',
+    method: 'GET',
+    url: 'https://api.example/items',
+  };
+  const opaque = { origin: 'null', protocol: 'https:' };
 
-  it('passes on a replay for this frame’s origin, or for this frame alone, with the request id only', () => {
+  it('passes on a replay for this frame’s origin with what names its request only', () => {
     expect(replayFromWorker({ ...replay, origin: 'https://shop.example', extra: 1 }, page.location)).toEqual(
       replay,
     );
-    // Sent to this frame alone (an opaque origin names its frame): no origin to match.
-    expect(replayFromWorker(replay, { origin: 'null', protocol: 'https:' })).toEqual(replay);
+  });
+
+  it('passes on a replay sent to an opaque frame by its id only while the frame’s document is opaque', () => {
+    expect(replayFromWorker({ ...replay, origin: 'null' }, opaque)).toEqual(replay);
+    // The frame has gone to a document of another origin since: the id it kept says nothing.
+    expect(replayFromWorker({ ...replay, origin: 'null' }, page.location)).toBeUndefined();
+    // A replay with no origin says nothing of the frame it was meant for.
+    expect(replayFromWorker(replay, opaque)).toBeUndefined();
+    expect(replayFromWorker(replay, page.location)).toBeUndefined();
   });
 
   it('passes on no replay meant for a frame of another origin, and nothing else', () => {
+    const mine = { ...replay, origin: 'https://shop.example' };
     for (const value of [
       { ...replay, origin: 'https://ads.example' },
-      { ...replay, origin: 'null' },
       null,
       'replay',
-      { ...replay, ns: 'x' },
-      { ...replay, v: 2 },
-      { ...replay, kind: 'faults' },
-      { ...replay, requestId: 7 },
+      { ...mine, ns: 'x' },
+      { ...mine, v: 2 },
+      { ...mine, kind: 'faults' },
+      { ...mine, requestId: 7 },
+      { ...mine, client: undefined },
+      { ...mine, method: 1 },
+      { ...mine, url: null },
     ]) {
       expect(replayFromWorker(value, page.location)).toBeUndefined();
     }
+  });
+});
+
+describe('panelFromWorker', () => {
+  const state = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'panel', open: true };
+
+  it('passes on whether a panel is subscribed to the tab, and nothing else with it', () => {
+    expect(panelFromWorker({ ...state, extra: 1 })).toEqual(state);
+    expect(panelFromWorker({ ...state, open: false })).toEqual(panelMessage(false));
+    for (const value of [
+      null,
+      'panel',
+      { ...state, v: 2 },
+      { ...state, kind: 'faults' },
+      { ...state, open: 1 },
+    ]) {
+      expect(panelFromWorker(value)).toBeUndefined();
+    }
+  });
+});
+
+describe('documentAnswer', () => {
+  it('reads the worker’s answer to a new document as the messages it holds, and anything else as none', () => {
+    const answer = [panelMessage(true), NO_FAULTS];
+    expect(documentAnswer(answer)).toEqual(answer);
+    expect(documentAnswer(undefined)).toEqual([]);
+    expect(documentAnswer(NO_FAULTS)).toEqual([]);
   });
 });

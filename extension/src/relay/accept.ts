@@ -11,6 +11,7 @@ import {
   MAX_BATCH,
   MAX_EVENT_BYTES,
   NAMESPACE,
+  type PanelStateMessage,
   PROTOCOL_VERSION,
   type RelayMessage,
   type RelayReadyMessage,
@@ -58,16 +59,43 @@ export function passesFaults(faults: FaultsMessage, holding: boolean): boolean {
 
 /**
  * The worker's replay ({@link WorkerReplayMessage}) as the relay passes it on to the hook: rebuilt
- * with the request id alone, or `undefined` for anything else, and for a replay meant for a frame
- * of another origin (the worker sends it to every frame of the tab).
+ * with what names the request alone (its id, client, method and URL), or `undefined` for anything else, and for a replay meant for a frame
+ * of another origin than this document's (the worker sends one to every frame of the tab). A replay
+ * for an opaque origin (`"null"`, sent to one frame by its id) passes only in a document whose
+ * origin is opaque: the frame may show a document of another origin since its row was recorded.
  */
 export function replayFromWorker(value: unknown, location: PageLike['location']): ReplayMessage | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { ns, v, kind, requestId, origin } = value as Record<string, unknown>;
-  if (ns !== NAMESPACE || v !== PROTOCOL_VERSION || kind !== 'replay' || typeof requestId !== 'string')
+  const { ns, v, kind, requestId, client, method, url, origin } = value as Record<string, unknown>;
+  if (ns !== NAMESPACE || v !== PROTOCOL_VERSION || kind !== 'replay' || origin !== location.origin)
     return undefined;
-  if (origin !== undefined && origin !== location.origin) return undefined;
-  return { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', requestId };
+  if (typeof requestId !== 'string' || typeof client !== 'string') return undefined;
+  if (typeof method !== 'string' || typeof url !== 'string') return undefined;
+  return { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', requestId, client, method, url };
+}
+
+/** What the relay tells its page's hook of the tab's panels ({@link PanelStateMessage}). */
+export const panelMessage = (open: boolean): PanelStateMessage =>
+  Object.freeze({ ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'panel', open });
+
+/**
+ * The worker's word on the tab's panels ({@link PanelStateMessage}) as the relay passes it on to the
+ * hook: rebuilt, or `undefined` for anything else.
+ */
+export function panelFromWorker(value: unknown): PanelStateMessage | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { ns, v, kind, open } = value as Record<string, unknown>;
+  if (ns !== NAMESPACE || v !== PROTOCOL_VERSION || kind !== 'panel' || typeof open !== 'boolean')
+    return undefined;
+  return panelMessage(open);
+}
+
+/**
+ * The worker's answer to the relay's new-document notice ({@link DocumentAnswer}): the messages it
+ * holds, each still to be checked as the worker's messages are; none for anything else.
+ */
+export function documentAnswer(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : [];
 }
 
 /** The parts of a `MessageEvent` the gate reads. */

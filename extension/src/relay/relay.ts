@@ -3,11 +3,12 @@
  * page to the service worker, and tells it of each new document and whether that document uses
  * Retryline. It reads only what {@link acceptPageMessage} lets through, calls nothing the page
  * supplies, and says nothing back
- * but "ready", the tab's fault rules, which the worker sends while a panel of the tab has some
- * (as its answer to the new document, and on each change) to the frames of the page's own origin
- * only, and the panel's replays of this frame's requests. Everything it posts goes to its own
- * window, addressed to its own origin (`targetOrigin`: `*` only for an opaque one, which no string
- * names).
+ * but "ready", whether a panel is subscribed to the tab (the worker's answer to the new document,
+ * then each change; taken as closed when the worker cannot be reached), the tab's fault rules,
+ * which the worker sends while a panel of the tab has some (as its answer to the new document, and
+ * on each change) to the frames of the page's own origin only, and the panel's replays of this
+ * frame's requests. Everything it posts goes to its own window, addressed to its own origin
+ * (`targetOrigin`: `*` only for an opaque one, which no string names).
  */
 
 import browser from 'webextension-polyfill';
@@ -15,8 +16,11 @@ import { DETECTED, targetOrigin } from '../page/page-hook';
 import { NAMESPACE, PROTOCOL_VERSION, type RelayDocumentMessage } from '../shared/protocol';
 import {
   acceptPageMessage,
+  documentAnswer,
   faultsFromWorker,
   NO_FAULTS,
+  panelFromWorker,
+  panelMessage,
   passesFaults,
   RELAY_READY,
   replayFromWorker,
@@ -35,13 +39,22 @@ let alive = true;
 let detected = false;
 /** The page holds fault rules this relay handed it (see `passesFaults`). */
 let holding = false;
+/** Whether a panel is subscribed to the tab, as the worker last said; unknown until it answers. */
+let panel: boolean | undefined;
 
 function stop(): void {
   alive = false;
   window.removeEventListener('message', onMessage, true);
   browser.runtime.onMessage.removeListener(onWorkerMessage);
-  // Nothing can take them off later: the page drops its fault rules now.
+  // Nothing can take them off later: the page drops its fault rules and its replays now.
   dropFaults();
+  tellPanel(false);
+}
+
+/** Tells the page's hook whether a panel is subscribed to the tab (see `PanelStateMessage`). */
+function tellPanel(open: boolean): void {
+  panel = open;
+  window.postMessage(panelMessage(open), origin);
 }
 
 /** The tab's fault rules, from the worker, handed to the page's hook. */
@@ -59,13 +72,30 @@ function dropFaults(): void {
   window.postMessage(NO_FAULTS, origin);
 }
 
-/** The worker's message for the page's hook: the tab's fault rules, or a replay of this frame's. */
-function onWorkerMessage(message: unknown, sender: { id?: string | undefined }): undefined {
-  if (sender.id !== browser.runtime.id || !alive) return undefined;
+/**
+ * The worker's message for the page's hook: whether a panel is subscribed, the tab's fault rules,
+ * or a replay of this frame's.
+ */
+function fromWorker(message: unknown): void {
+  if (!alive) return;
   const replay = replayFromWorker(message, page.location);
+  const state = panelFromWorker(message);
   if (replay) window.postMessage(replay, origin);
+  else if (state) tellPanel(state.open);
   else passFaults(message);
+}
+
+function onWorkerMessage(message: unknown, sender: { id?: string | undefined }): undefined {
+  if (sender.id === browser.runtime.id) fromWorker(message);
   return undefined;
+}
+
+/** The worker's answer to this document's notice (see `DocumentAnswer`): what the page is to hold. */
+function onDocumentAnswer(answer: unknown): void {
+  const messages = documentAnswer(answer);
+  // An answer that says nothing of the panels (the worker failed) leaves the page keeping nothing.
+  if (!messages.some((message) => panelFromWorker(message))) fromWorker(panelMessage(false));
+  for (const message of messages) fromWorker(message);
 }
 
 function forward(message: Parameters<typeof browser.runtime.sendMessage>[0]): void {
@@ -88,6 +118,8 @@ function onMessage(event: MessageEvent): void {
   if (accepted === undefined) return;
   if (accepted.kind === 'hello') {
     window.postMessage(RELAY_READY, origin);
+    // The hook came after the worker answered: it is told what it missed.
+    if (panel !== undefined) window.postMessage(panelMessage(panel), origin);
   } else if (accepted.kind === 'detected') {
     // Once per document, however often a page posts it.
     if (detected) return;
@@ -100,15 +132,20 @@ function onMessage(event: MessageEvent): void {
 
 /**
  * This frame shows a new document: in the tab's top frame the worker marks the boundary between
- * pages; in the top frame and a frame of its origin it answers with the tab's fault rules while a
- * panel of the tab has some.
+ * pages; it answers whether a panel is subscribed to the tab and, in the top frame and a frame of
+ * its origin, with the tab's fault rules while a panel of the tab has some. Unanswered, the page
+ * keeps no replays.
  */
 function reportDocument(): void {
   if (!alive) return;
-  try {
-    browser.runtime.sendMessage(NEW_DOCUMENT).then(passFaults, onSendError);
-  } catch (error) {
+  const failed = (error: unknown) => {
+    onDocumentAnswer(undefined);
     onSendError(error);
+  };
+  try {
+    browser.runtime.sendMessage(NEW_DOCUMENT).then(onDocumentAnswer, failed);
+  } catch (error) {
+    failed(error);
   }
 }
 

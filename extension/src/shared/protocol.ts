@@ -19,6 +19,12 @@
  *   panel  --PanelRequest 'replay'-->  service worker (from a port subscribed to the tab)
  *   service worker  --tabs.sendMessage(WorkerReplayMessage)-->  relay of the frame that sent it
  *   relay  --window.postMessage(ReplayMessage)-->  page hook (runs the replay core offered for it)
+ *
+ * A page keeps the replays core offers only while a panel is subscribed to its tab, which every
+ * frame of the tab is told (a replay may go to any frame that has rows):
+ *
+ *   service worker  --tabs.sendMessage(PanelStateMessage) to every frame, or the answer to its RelayDocumentMessage-->  relay
+ *   relay  --window.postMessage(PanelStateMessage)-->  page hook (keeps offers while open; drops them, and stops its replays, when closed)
  */
 
 import type { Recording, RetrylineEvent } from '@retryline/core';
@@ -102,7 +108,8 @@ export const MAX_QUEUE = 1000;
 /**
  * The most requests a page hook keeps a replay of: the latest, the oldest dropped first. Core offers
  * one as each GET, HEAD and OPTIONS request starts, in development builds; each holds its request
- * (the caller's init or `Request`, its options), never a response, and every page pays for them.
+ * (the caller's init or `Request`, its signal, its options), never a response. A page keeps them
+ * only while a panel is subscribed to its tab (see {@link PanelStateMessage}).
  */
 export const MAX_REPLAYS = 200;
 
@@ -126,16 +133,23 @@ export interface RelayMessage {
  * the back/forward cache (shown again without running them). A tab's top frame's marks the boundary
  * between pages, so the extension needs no `webNavigation` permission. It carries nothing else: the
  * worker reads the tab, the frame and the URL from the message's sender, as the browser fills them
- * in. The worker answers with the tab's {@link FaultsMessage} while a panel of the tab has rules,
- * if the frame is the tab's top frame or one whose document is of the top document's origin, and
- * with nothing otherwise. The top frame's notice also sets that origin: the frames of the page
- * before are no longer sent rules.
+ * in. The worker answers with a {@link DocumentAnswer}. The top frame's notice also sets the top
+ * document's origin: the frames of the page before are no longer sent rules.
  */
 export interface RelayDocumentMessage {
   readonly ns: typeof NAMESPACE;
   readonly v: typeof PROTOCOL_VERSION;
   readonly kind: 'document';
 }
+
+/**
+ * The worker's answer to a {@link RelayDocumentMessage}: what the new document is to hold, as the
+ * messages the worker would otherwise send it, which the relay takes the same way. Always the
+ * tab's {@link PanelStateMessage}; then, while a panel of the tab has fault rules, its
+ * {@link FaultsMessage} if the frame is the tab's top frame or one whose document is of the top
+ * document's origin. A relay that gets no answer (the worker failed) takes the panel as closed.
+ */
+export type DocumentAnswer = readonly (PanelStateMessage | FaultsMessage)[];
 
 /**
  * Set by the worker on the entries of a request whose events it stopped keeping
@@ -179,6 +193,15 @@ export interface PageState {
   readonly hooked: boolean;
   /** The document (or a frame in it) created a Retryline client ({@link DetectedMessage}) or sent an event. */
   readonly detected: boolean;
+  /**
+   * The origins, as rows name them (an entry's `origin`), of the frames the document has now as far
+   * as the worker heard (each relay's {@link RelayDocumentMessage}): the top frame's, and each
+   * frame's latest document's. A frame removed from the page sends no notice, so one may be listed
+   * that is gone; a frame that went to another document is listed with that document's origin
+   * only. Absent when the worker does not know them: it was started after the document was, or the
+   * page made more frames than it follows. Never stored: a worker that restarts forgets them.
+   */
+  readonly frames?: readonly string[];
 }
 
 /** The panel's settings for a tab, kept by the worker. */
@@ -190,9 +213,25 @@ export interface TabSettings {
 }
 
 /**
- * Panel → worker. `replay` has the page send request `requestId` of the frame whose origin is
- * `source` (a row's `frameKey` parts) again, through the Retryline client that sent it; it is taken
- * only from a port subscribed to that tab. `faults` replaces the tab's fault rules (an empty list
+ * What names a request a page may send again: its id, and its client, method and URL as its
+ * `request-start` event gives them (the URL redacted). A caller may give the same id to request
+ * after request (a session-wide correlation id), so the id alone does not name one: core offers a
+ * replay with all four, and the page hook keeps and finds it by all four.
+ */
+export interface ReplayTarget {
+  readonly requestId: string;
+  readonly client: string;
+  readonly method: string;
+  readonly url: string;
+}
+
+/**
+ * Panel → worker. `subscribe` makes the port show the tab: its first one tells the tab's frames a
+ * panel is open ({@link PanelStateMessage}), and when the last one goes they are told it closed.
+ * `replay` has the page send request `requestId` (with its client, method and URL: a row's, see
+ * {@link ReplayTarget}) of the frame whose origin is `source` (with the id, a row's `frameKey`
+ * parts) again, through the Retryline client that sent it; it is taken only from a port subscribed
+ * to that tab. `faults` replaces the tab's fault rules (an empty list
  * removes them), which go to the page's own origin only (see {@link FaultsMessage}); it is taken
  * only from a port subscribed to that tab, and the rules last while a port subscribed to the tab is
  * connected: when the last one goes (the panel closed), the tab's pages drop them. A worker that
@@ -209,12 +248,11 @@ export type PanelRequest =
       readonly rules: readonly FaultRule[];
       readonly seed?: number;
     }
-  | {
+  | ({
       readonly kind: 'replay';
       readonly tabId: number;
       readonly source: string;
-      readonly requestId: string;
-    };
+    } & ReplayTarget);
 
 /**
  * Worker → panel: a snapshot on subscribe, then appended entries, clears and settings changes;
@@ -265,15 +303,15 @@ export interface FaultsMessage extends FaultRuleSet {
 /**
  * The relay → its page's hook (`window.postMessage`): send request `requestId` again (the panel's
  * Replay). The hook runs the replay core offered for it when the request started (development
- * builds; GET, HEAD and OPTIONS only), if it still keeps one ({@link MAX_REPLAYS}), and ignores any
- * other id. A page can forge one (the relay posts on the same window): the worst it can do is have
- * one of its own GET, HEAD or OPTIONS requests sent again, as it could send it itself.
+ * builds; GET, HEAD and OPTIONS only) if it still keeps one ({@link MAX_REPLAYS}) whose client,
+ * method and URL are these too ({@link ReplayTarget}), and ignores any other. A page can forge one
+ * (the relay posts on the same window): the worst it can do is have one of its own GET, HEAD or
+ * OPTIONS requests sent again, as it could send it itself.
  */
-export interface ReplayMessage {
+export interface ReplayMessage extends ReplayTarget {
   readonly ns: typeof NAMESPACE;
   readonly v: typeof PROTOCOL_VERSION;
   readonly kind: 'replay';
-  readonly requestId: string;
 }
 
 /**
@@ -281,10 +319,29 @@ export interface ReplayMessage {
  * sending frame's own, and a caller may choose one another frame also uses, so the replay goes to
  * the frame whose origin the row names: sent to every frame of the tab with that `origin`, which
  * each relay compares with its own; or, for an opaque origin (named with its frame, see
- * `senderOrigin`), to that frame alone, with no `origin`.
+ * `senderOrigin`), to that frame alone, with `origin` `"null"`: a frame keeps its id across
+ * navigations, so its relay passes the replay on only while its document's origin is opaque too.
  */
 export interface WorkerReplayMessage extends ReplayMessage {
-  readonly origin?: string;
+  readonly origin: string;
+}
+
+/**
+ * The worker → every frame of a tab (`tabs.sendMessage`, or its {@link DocumentAnswer}), and the
+ * relay → its page's hook (`window.postMessage`): whether a DevTools panel is subscribed to the
+ * tab. Sent to every frame when the tab's first panel subscribes and when its last one goes (closed,
+ * or turned to another tab), and in the answer to each new document. The hook keeps core's replay
+ * offers only while `open` (each holds its request's caller data); when closed, it drops them and
+ * stops the replays it runs. Until its document is told, a hook keeps them, so that the requests a
+ * page sends as it loads can be replayed from a panel already open. It carries nothing else: every
+ * frame may learn that the tab is inspected, nothing more. A page can forge one: the worst it can
+ * do is have its own hook keep its replays, or drop them.
+ */
+export interface PanelStateMessage {
+  readonly ns: typeof NAMESPACE;
+  readonly v: typeof PROTOCOL_VERSION;
+  readonly kind: 'panel';
+  readonly open: boolean;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ordinaryRequest } from '../model/fixtures';
 import { NAMESPACE, PANEL_PORT, PROTOCOL_VERSION, RING_REQUESTS } from '../shared/protocol';
+import { MAX_PAGE_FRAMES } from './store';
 
 // The background script itself, wired to a fake `browser`: what a panel's port and a relay's
 // messages do to a tab's fault rules, as the real worker runs them (each test imports it afresh).
@@ -109,6 +110,17 @@ function newDocument(tabId: number, frameId = 0, url = 'https://app.example/'): 
   return answer;
 }
 
+/** The messages of a new-document answer of `kind` (none for no answer). */
+async function answered(answer: unknown, kind: string): Promise<unknown[]> {
+  const messages = (await answer) as { kind: string }[] | undefined;
+  return (messages ?? []).filter((message) => message.kind === kind);
+}
+/** The fault rules a new document of frame `frameId` of tab `tabId` is given, if any. */
+async function rulesFor(tabId: number, frameId?: number, url?: string): Promise<unknown> {
+  const [rules] = await answered(newDocument(tabId, frameId, url), 'faults');
+  return rules;
+}
+
 const rules = (id: string) => [
   { id, url: '/api/', steps: [{ step: 'status', status: 503 }, { step: 'passthrough' }] },
 ];
@@ -119,17 +131,20 @@ const faults = (rulesOf: unknown[], seed?: number) => ({
   rules: rulesOf,
   ...(seed === undefined ? {} : { seed }),
 });
-const sentTo = (tabId: number) =>
-  browser.tabs.sendMessage.mock.calls.filter(([tab]) => tab === tabId).map(([, message]) => message);
-/** Where each message to tab `tabId` went: `frame n`, or `every frame` for one sent to the whole tab. */
+/** The messages of `kind` sent to tab `tabId`'s frames, and where each went. */
+const sentOf = (tabId: number, kind: string) =>
+  (browser.tabs.sendMessage.mock.calls as unknown[][]).filter(
+    ([tab, message]) => tab === tabId && (message as { kind: string }).kind === kind,
+  );
+/** The fault rules sent to tab `tabId`'s frames. */
+const sentTo = (tabId: number) => sentOf(tabId, 'faults').map(([, message]) => message);
+/** Where each fault rules message to tab `tabId` went: `frame n`, or `every frame` for one sent to the whole tab. */
 const framesOf = (tabId: number) =>
-  (browser.tabs.sendMessage.mock.calls as unknown[][])
-    .filter(([tab]) => tab === tabId)
-    .map(([, message, options]) => {
-      const { frameId } = (options ?? {}) as { frameId?: number };
-      const { rules: sent } = message as { rules: unknown[] };
-      return [frameId === undefined ? 'every frame' : `frame ${frameId}`, sent.length > 0 ? 'rules' : 'drop'];
-    });
+  sentOf(tabId, 'faults').map(([, message, options]) => {
+    const { frameId } = (options ?? {}) as { frameId?: number };
+    const { rules: sent } = message as { rules: unknown[] };
+    return [frameId === undefined ? 'every frame' : `frame ${frameId}`, sent.length > 0 ? 'rules' : 'drop'];
+  });
 
 describe('the worker carrying fault rules from a panel to its tab', () => {
   it('sends a panel’s rules to its tab’s top frame, and tells the panels of the tab', async () => {
@@ -166,12 +181,13 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
     const panel = connectPanel();
     panel.send({ kind: 'subscribe', tabId: 7 });
     panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
-    expect(newDocument(7, 5, 'https://ads.example/slot')).toBeUndefined();
-    await expect(newDocument(7, 3, 'https://app.example/embedded')).resolves.toEqual(faults(rules('a')));
+    await expect(rulesFor(7, 5, 'https://ads.example/slot')).resolves.toBeUndefined();
+    await expect(rulesFor(7, 3, 'https://app.example/embedded')).resolves.toEqual(faults(rules('a')));
     // However often it reloads, the frame of another origin is told nothing, and nothing is sent to it.
-    for (let n = 0; n < 5; n += 1) expect(newDocument(7, 5, 'https://ads.example/slot')).toBeUndefined();
+    for (let n = 0; n < 5; n += 1)
+      await expect(rulesFor(7, 5, 'https://ads.example/slot')).resolves.toBeUndefined();
     // A frame that navigates to another origin is one no longer.
-    expect(newDocument(7, 3, 'https://ads.example/')).toBeUndefined();
+    await expect(rulesFor(7, 3, 'https://ads.example/')).resolves.toBeUndefined();
     panel.send({ kind: 'faults', tabId: 7, rules: rules('b') });
     expect(framesOf(7)).toEqual([
       ['frame 0', 'rules'],
@@ -179,11 +195,11 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
     ]);
   });
 
-  it('gives a frame nothing until the tab’s top document is known, and nothing to a sandboxed one', () => {
+  it('gives a frame nothing until the tab’s top document is known, and nothing to a sandboxed one', async () => {
     const panel = connectPanel();
     panel.send({ kind: 'subscribe', tabId: 7 });
     panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
-    expect(newDocument(7, 3, 'https://app.example/embedded')).toBeUndefined();
+    await expect(rulesFor(7, 3, 'https://app.example/embedded')).resolves.toBeUndefined();
     const sandboxed = {
       id: 'retryline-test',
       tab: { id: 7 },
@@ -196,7 +212,7 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
       { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'document' },
       sandboxed,
     );
-    expect(answer).toBeUndefined();
+    await expect(answered(answer, 'faults')).resolves.toEqual([]);
   });
 
   it('lets the top document’s origin decide: after it navigates to another origin, frames of the old one get nothing', async () => {
@@ -210,10 +226,10 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
       ['frame 3', 'rules'],
     ]);
 
-    await expect(newDocument(7, 0, 'https://other.example/')).resolves.toEqual(faults(rules('a')));
+    await expect(rulesFor(7, 0, 'https://other.example/')).resolves.toEqual(faults(rules('a')));
     // The new page embeds the old origin: a third party to it now.
-    expect(newDocument(7, 8, 'https://app.example/embedded')).toBeUndefined();
-    await expect(newDocument(7, 9, 'https://other.example/frame')).resolves.toEqual(faults(rules('a')));
+    await expect(rulesFor(7, 8, 'https://app.example/embedded')).resolves.toBeUndefined();
+    await expect(rulesFor(7, 9, 'https://other.example/frame')).resolves.toEqual(faults(rules('a')));
     panel.send({ kind: 'faults', tabId: 7, rules: rules('b') });
     expect(framesOf(7).slice(2)).toEqual([
       ['frame 0', 'rules'],
@@ -241,13 +257,13 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
     ]);
   });
 
-  it('forgets a closed tab’s frames', () => {
+  it('forgets a closed tab’s frames', async () => {
     newDocument(7, 0, 'https://app.example/');
     browser.tabs.onRemoved.emit(7);
     const panel = connectPanel();
     panel.send({ kind: 'subscribe', tabId: 7 });
     panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
-    expect(newDocument(7, 3, 'https://app.example/embedded')).toBeUndefined();
+    await expect(rulesFor(7, 3, 'https://app.example/embedded')).resolves.toBeUndefined();
   });
 
   it('takes rules only for the tab the port shows, and only rules that check', () => {
@@ -256,7 +272,8 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
     panel.send({ kind: 'subscribe', tabId: 7 });
     panel.send({ kind: 'faults', tabId: 8, rules: rules('a') });
     panel.send({ kind: 'faults', tabId: 7, rules: [{ id: 'bad', url: '/x', steps: [] }] });
-    expect(browser.tabs.sendMessage).not.toHaveBeenCalled();
+    expect(sentTo(7)).toEqual([]);
+    expect(sentTo(8)).toEqual([]);
   });
 
   it('keeps rules per tab: each new document gets its own tab’s, in every frame', async () => {
@@ -266,11 +283,11 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
     nine.send({ kind: 'subscribe', tabId: 9 });
     seven.send({ kind: 'faults', tabId: 7, rules: rules('seven') });
     nine.send({ kind: 'faults', tabId: 9, rules: rules('nine') });
-    await expect(newDocument(7)).resolves.toEqual(faults(rules('seven')));
+    await expect(rulesFor(7)).resolves.toEqual(faults(rules('seven')));
     // A frame of the top document's origin.
-    await expect(newDocument(7, 3)).resolves.toEqual(faults(rules('seven')));
-    await expect(newDocument(9)).resolves.toEqual(faults(rules('nine')));
-    expect(newDocument(10)).toBeUndefined();
+    await expect(rulesFor(7, 3)).resolves.toEqual(faults(rules('seven')));
+    await expect(rulesFor(9)).resolves.toEqual(faults(rules('nine')));
+    await expect(rulesFor(10)).resolves.toBeUndefined();
   });
 
   it('clears a tab’s rules when its last panel port disconnects, and only then', async () => {
@@ -285,13 +302,13 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
 
     first.close();
     expect(sentTo(7)).toEqual([faults(rules('a'))]);
-    await expect(newDocument(7)).resolves.toEqual(faults(rules('a')));
+    await expect(rulesFor(7)).resolves.toEqual(faults(rules('a')));
 
     second.close();
     expect(sentTo(7)).toEqual([faults(rules('a')), faults([])]);
-    expect(newDocument(7)).toBeUndefined();
+    await expect(rulesFor(7)).resolves.toBeUndefined();
     // Another tab's panel and rules are untouched.
-    await expect(newDocument(9)).resolves.toEqual(faults(rules('b')));
+    await expect(rulesFor(9)).resolves.toEqual(faults(rules('b')));
     expect(sentTo(9)).toEqual([faults(rules('b'))]);
   });
 
@@ -315,13 +332,13 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
     expect(late.updates('faults')).toEqual([{ kind: 'faults', tabId: 7, rules: rules('a') }]);
   });
 
-  it('takes an empty list as removing the rules', () => {
+  it('takes an empty list as removing the rules', async () => {
     const panel = connectPanel();
     panel.send({ kind: 'subscribe', tabId: 7 });
     panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
     panel.send({ kind: 'faults', tabId: 7, rules: [] });
     expect(sentTo(7)).toEqual([faults(rules('a')), faults([])]);
-    expect(newDocument(7)).toBeUndefined();
+    await expect(rulesFor(7)).resolves.toBeUndefined();
     panel.close();
     // Nothing left to take back.
     expect(sentTo(7)).toHaveLength(2);
@@ -343,40 +360,89 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
 });
 
 describe('the worker carrying a panel’s replay to its tab', () => {
-  const replay = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', requestId: 'r1' };
-  const calls = () => browser.tabs.sendMessage.mock.calls as unknown[][];
+  const target = { requestId: 'r1', client: 'fetch', method: 'GET', url: 'https://api.example/items' };
+  const replay = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', ...target };
+  /** Each replay sent to tab 7's frames: the message, and where it went. */
+  const calls = () => sentOf(7, 'replay').map(([, ...sent]) => sent);
 
   it('sends it to every frame of the tab, with the origin of the frame whose request it is', () => {
     const panel = connectPanel();
     panel.send({ kind: 'subscribe', tabId: 7 });
-    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', requestId: 'r1' });
-    expect(calls()).toEqual([[7, { ...replay, origin: 'https://app.example' }]]);
+    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', ...target });
+    expect(calls()).toEqual([[{ ...replay, origin: 'https://app.example' }]]);
   });
 
-  it('sends the replay of an opaque origin’s request to its frame alone', () => {
+  it('sends the replay of an opaque origin’s request to its frame alone, for an opaque document only', () => {
     const panel = connectPanel();
     panel.send({ kind: 'subscribe', tabId: 7 });
-    panel.send({ kind: 'replay', tabId: 7, source: 'null (frame 3)', requestId: 'r1' });
-    expect(calls()).toEqual([[7, replay, { frameId: 3 }]]);
+    panel.send({ kind: 'replay', tabId: 7, source: 'null (frame 3)', ...target });
+    expect(calls()).toEqual([[{ ...replay, origin: 'null' }, { frameId: 3 }]]);
   });
 
   it('takes a replay only for the tab the port shows, and only one that checks', () => {
     const panel = connectPanel();
-    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', requestId: 'r1' });
+    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', ...target });
     panel.send({ kind: 'subscribe', tabId: 7 });
-    panel.send({ kind: 'replay', tabId: 8, source: 'https://app.example', requestId: 'r1' });
-    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example' });
-    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', requestId: '' });
-    expect(browser.tabs.sendMessage).not.toHaveBeenCalled();
+    panel.send({ kind: 'replay', tabId: 8, source: 'https://app.example', ...target });
+    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', ...target, requestId: undefined });
+    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', ...target, requestId: '' });
+    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', ...target, url: undefined });
+    expect(calls()).toEqual([]);
+    expect(sentOf(8, 'replay')).toEqual([]);
   });
 
   it('survives a tab that is gone', async () => {
-    browser.tabs.sendMessage.mockRejectedValueOnce(new Error('No tab with id: 7'));
     const panel = connectPanel();
     panel.send({ kind: 'subscribe', tabId: 7 });
-    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', requestId: 'r1' });
-    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', requestId: 'r2' });
+    browser.tabs.sendMessage.mockRejectedValueOnce(new Error('No tab with id: 7'));
+    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', ...target });
+    panel.send({ kind: 'replay', tabId: 7, source: 'https://app.example', ...target, requestId: 'r2' });
     expect(calls()).toHaveLength(2);
+  });
+});
+
+describe('the worker telling a tab’s frames whether a panel is subscribed to it', () => {
+  /** What tab `tabId`'s frames were told of its panels, in order: each sent to every frame. */
+  const told = (tabId: number) =>
+    sentOf(tabId, 'panel').map(([, message, options]) => {
+      expect(options).toBeUndefined();
+      return (message as { open: boolean }).open ? 'open' : 'closed';
+    });
+  const answerOf = async (answer: unknown) =>
+    ((await answered(answer, 'panel')) as { open: boolean }[]).map((message) =>
+      message.open ? 'open' : 'closed',
+    );
+
+  it('tells every frame when the tab’s first panel subscribes and when its last one goes, and only then', () => {
+    const first = connectPanel();
+    const second = connectPanel();
+    first.send({ kind: 'subscribe', tabId: 7 });
+    second.send({ kind: 'subscribe', tabId: 7 });
+    expect(told(7)).toEqual(['open']);
+    first.close();
+    expect(told(7)).toEqual(['open']);
+    second.close();
+    expect(told(7)).toEqual(['open', 'closed']);
+  });
+
+  it('tells them it closed when its last panel turns to another tab, and that tab’s frames it opened', () => {
+    const panel = connectPanel();
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    panel.send({ kind: 'subscribe', tabId: 8 });
+    expect(told(7)).toEqual(['open', 'closed']);
+    expect(told(8)).toEqual(['open']);
+  });
+
+  it('answers every new document, in any frame and of any origin, with whether a panel is subscribed', async () => {
+    await expect(answerOf(newDocument(7))).resolves.toEqual(['closed']);
+    const panel = connectPanel();
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    await expect(answerOf(newDocument(7))).resolves.toEqual(['open']);
+    // A frame of another origin, which gets no fault rules: a replay may be meant for it.
+    await expect(answerOf(newDocument(7, 5, 'https://ads.example/slot'))).resolves.toEqual(['open']);
+    await expect(answerOf(newDocument(9))).resolves.toEqual(['closed']);
+    panel.close();
+    await expect(answerOf(newDocument(7, 5, 'https://ads.example/slot'))).resolves.toEqual(['closed']);
   });
 });
 
@@ -398,6 +464,8 @@ function requests(tabId: number, from: number, count: number): void {
 const UNKNOWN = { hooked: false, detected: false };
 const HOOKED = { hooked: true, detected: false };
 const DETECTED = { hooked: true, detected: true };
+/** A page state as a worker that heard the page's documents tells it: with its frames' origins. */
+const framed = (page: object, frames = ['https://app.example']) => ({ ...page, frames });
 
 /** A panel subscribed to `tabId`, once its snapshot came. */
 async function subscribed(tabId: number) {
@@ -418,20 +486,21 @@ describe('the worker telling panels what it knows of the tab’s page', () => {
   it('takes each new top document as hooked, then detected once any frame says it uses Retryline', async () => {
     const panel = await subscribed(7);
     newDocument(7);
-    await vi.waitFor(() => expect(pages(panel)).toEqual([HOOKED]));
+    await vi.waitFor(() => expect(pages(panel)).toEqual([framed(HOOKED)]));
     // A frame's client, then the top frame's: news once.
     detected(7, 3);
     detected(7);
-    await vi.waitFor(() => expect(pages(panel)).toEqual([HOOKED, DETECTED]));
-    // A frame's new document is no new page; the top frame's is.
+    await vi.waitFor(() => expect(pages(panel)).toEqual([framed(HOOKED), framed(DETECTED)]));
+    // A frame's new document is no new page (of the top frame's origin, it changes nothing told);
+    // the top frame's is.
     newDocument(7, 3);
     newDocument(7);
-    await vi.waitFor(() => expect(pages(panel)).toEqual([HOOKED, DETECTED, HOOKED]));
-    // Another tab's page is not this one's.
+    await vi.waitFor(() => expect(pages(panel)).toEqual([framed(HOOKED), framed(DETECTED), framed(HOOKED)]));
+    // Another tab's page is not this one's (and that tab's documents were not heard of).
     const other = await subscribed(9);
     detected(9);
     await vi.waitFor(() => expect(pages(other)).toEqual([DETECTED]));
-    expect(pages(panel)).toEqual([HOOKED, DETECTED, HOOKED]);
+    expect(pages(panel)).toEqual([framed(HOOKED), framed(DETECTED), framed(HOOKED)]);
   });
 
   it('counts a page that sends events as using Retryline, recording or not', async () => {
@@ -439,19 +508,44 @@ describe('the worker telling panels what it knows of the tab’s page', () => {
     newDocument(7);
     panel.send({ kind: 'settings', tabId: 7, settings: { record: false } });
     requests(7, 0, 1);
-    await vi.waitFor(() => expect(pages(panel)).toEqual([HOOKED, DETECTED]));
-    expect(panel.updates('append')).toHaveLength(1); // the navigation only
+    await vi.waitFor(() => expect(pages(panel)).toEqual([framed(HOOKED), framed(DETECTED)]));
+    expect(panel.updates('append')).toHaveLength(0);
   });
 
-  it('starts a tab’s log at the first document it hears of, with no navigation entry to mark, then marks each next one', async () => {
+  it('marks no navigation of a tab that has recorded nothing, panel or not; once it has, each one', async () => {
     newDocument(7);
     const panel = await subscribed(7);
-    expect(panel.updates('snapshot')[0]).toMatchObject({ entries: [], page: HOOKED });
-    newDocument(7);
+    expect(panel.updates('snapshot')[0]).toMatchObject({ entries: [], page: framed(HOOKED) });
+    newDocument(7, 0, 'https://app.example/login');
+    requests(7, 0, 1);
     await vi.waitFor(() => expect(panel.updates('append')).toHaveLength(1));
-    expect(panel.updates('append')[0]).toMatchObject({
-      entries: [{ type: 'navigation', url: 'https://app.example/' }],
+    newDocument(7, 0, 'https://app.example/next');
+    await vi.waitFor(() => expect(panel.updates('append')).toHaveLength(2));
+    expect(panel.updates('append')[1]).toMatchObject({
+      entries: [{ type: 'navigation', url: 'https://app.example/next' }],
     });
+  });
+
+  it('stores nothing of where a tab with no Retryline event went: its index alone, with no URL', async () => {
+    newDocument(7, 0, 'https://bank.example/account?id=1');
+    newDocument(7, 0, 'https://mail.example/inbox');
+    newDocument(7, 3, 'https://ads.example/slot');
+    detected(8);
+    const session = browser.storage.session;
+    await vi.waitFor(() => expect(session.items.get('tab:7')).toMatchObject({ page: HOOKED }));
+    // Every write made so far has settled (writes run one at a time, and this one went last).
+    await vi.waitFor(() => expect(session.items.get('tab:8')).toMatchObject({ page: DETECTED }));
+    expect([...session.items.keys()].sort()).toEqual(['tab:7', 'tab:8']);
+    expect(session.items.get('tab:7')).toMatchObject({ nextSeq: 0, chunks: [] });
+    expect(JSON.stringify([...session.items.values()])).not.toMatch(/bank|mail|ads|example/);
+
+    // Enough for a panel opened after the worker was stopped to say what it said before.
+    browser = fakeBrowser(fakeSession(session.items));
+    fake.browser = browser;
+    vi.resetModules();
+    await import('./background');
+    const panel = await subscribed(7);
+    expect(panel.updates('snapshot')[0]).toMatchObject({ entries: [], page: HOOKED });
   });
 
   it('hands a panel that subscribes later the page in its snapshot', async () => {
@@ -472,6 +566,60 @@ describe('the worker telling panels what it knows of the tab’s page', () => {
     await import('./background');
     const panel = await subscribed(7);
     expect(panel.updates('snapshot')[0]).toMatchObject({ page: DETECTED });
+  });
+});
+
+describe('the worker telling panels which origins the page’s frames have', () => {
+  const frames = (panel: ReturnType<typeof connectPanel>) =>
+    pages(panel).map((page) => (page as { frames?: unknown }).frames);
+
+  it('follows each frame’s documents from the top document on, and starts again with the next one', async () => {
+    const panel = await subscribed(7);
+    newDocument(7, 0, 'https://app.example/');
+    newDocument(7, 3, 'https://widget.example/');
+    const sandboxed = {
+      id: 'retryline-test',
+      tab: { id: 7 },
+      frameId: 4,
+      url: 'https://app.example/s',
+      origin: 'null',
+    };
+    browser.runtime.onMessage.emit({ ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'document' }, sandboxed);
+    // Frame 3 went to another document, of another origin: its first origin is gone.
+    newDocument(7, 3, 'https://other.example/');
+    newDocument(7, 0, 'https://app.example/next');
+    await vi.waitFor(() =>
+      expect(frames(panel)).toEqual([
+        ['https://app.example'],
+        ['https://app.example', 'https://widget.example'],
+        ['https://app.example', 'https://widget.example', 'null (frame 4)'],
+        ['https://app.example', 'https://other.example', 'null (frame 4)'],
+        ['https://app.example'],
+      ]),
+    );
+  });
+
+  it('says nothing of them when it did not hear the top document (it was started since), nor past its limit', async () => {
+    newDocument(7);
+    detected(7);
+    const session = browser.storage.session;
+    await vi.waitFor(() => expect(session.items.get('tab:7')).toMatchObject({ page: DETECTED }));
+    browser = fakeBrowser(fakeSession(session.items));
+    fake.browser = browser;
+    vi.resetModules();
+    await import('./background');
+    const panel = await subscribed(7);
+    expect(panel.updates('snapshot')[0]).toMatchObject({ page: DETECTED });
+    expect(panel.updates('snapshot')[0]).not.toHaveProperty('page.frames');
+    // A frame's document tells nothing of the others.
+    newDocument(7, 3, 'https://widget.example/');
+    newDocument(7, 0);
+    for (let frameId = 1; frameId <= MAX_PAGE_FRAMES; frameId += 1) {
+      newDocument(7, frameId, `https://f${frameId}.example/`);
+    }
+    await vi.waitFor(() => expect(frames(panel).at(-1)).toBeUndefined());
+    expect(frames(panel)[0]).toEqual(['https://app.example']);
+    expect(frames(panel).at(-2)).toHaveLength(MAX_PAGE_FRAMES);
   });
 });
 

@@ -5,13 +5,26 @@
  * panels. It knows, per tab, whether the current page has a relay and uses Retryline (see
  * `PageState`), which the panel's empty state says. It also carries each tab's fault rules from
  * its panel to its pages, while the panel is open, to the page's own origin only: its top frame
- * and the frames of the same origin (see fault-rules.ts); and a panel's replay of a
- * request to the frame that sent it (see `replayRoute`). Every listener is
- * registered synchronously at the top level, as MV3 requires for a worker woken by an event.
+ * and the frames of the same origin (see fault-rules.ts); tells every frame of a tab whether a
+ * panel is subscribed to it (pages keep what Replay needs only then: see `PanelStateMessage`); and
+ * carries a panel's replay of a request to the frame that sent it (see `replayRoute`). Every
+ * listener is registered synchronously at the top level, as MV3 requires for a worker woken by an
+ * event.
+ *
+ * What it stores of a tab that never recorded a Retryline event is the index alone (settings and
+ * page state, no URL): enough for the panel's empty state to stay true across the worker's restarts,
+ * and nothing of where the tab went (see `navigate`).
  */
 
 import browser, { type Runtime } from 'webextension-polyfill';
-import { PANEL_PORT, type WorkerUpdate } from '../shared/protocol';
+import {
+  type DocumentAnswer,
+  type FaultsMessage,
+  PANEL_PORT,
+  type PanelStateMessage,
+  type ReplayTarget,
+  type WorkerUpdate,
+} from '../shared/protocol';
 import { sanitizeEvents } from '../shared/schema';
 import { createFaultRules } from './fault-rules';
 import {
@@ -20,6 +33,7 @@ import {
   isDocumentMessage,
   isRelayMessage,
   newDocumentOf,
+  panelState,
   parsePanelRequest,
   replayRoute,
   senderOrigin,
@@ -30,9 +44,10 @@ import {
   appendEvents,
   clearLog,
   createTabLog,
-  enterPage,
+  frameDocument,
   markDetected,
   navigate,
+  pageState,
   resetByteLimit,
   type TabLog,
   updateSettings,
@@ -48,6 +63,15 @@ function warn(what: string, error: unknown): void {
   console.warn(`[Retryline] ${what}:`, error);
 }
 
+/** Sends `message` to every frame of the tab; a failure (no relay, a tab gone) is ignored. */
+function sendToTab(tabId: number, message: PanelStateMessage | FaultsMessage): void {
+  try {
+    browser.tabs.sendMessage(tabId, message).catch(() => {});
+  } catch {
+    // The tab is gone.
+  }
+}
+
 const faults = createFaultRules({
   sendToFrame(tabId, frameId, message) {
     try {
@@ -57,14 +81,8 @@ const faults = createFaultRules({
       // The tab is gone.
     }
   },
-  sendToTab(tabId, message) {
-    try {
-      // Every frame of the tab: only a removal is sent so (see FaultRulesWorld).
-      browser.tabs.sendMessage(tabId, message).catch(() => {});
-    } catch {
-      // The tab is gone.
-    }
-  },
+  // Every frame of the tab: only a removal is sent so (see FaultRulesWorld).
+  sendToTab,
 });
 
 const writer = createSessionWriter({
@@ -90,13 +108,13 @@ async function load(tabId: number): Promise<TabLog | undefined> {
 
 /**
  * Runs `use` on a tab's log: at once when it is in memory, else after restoring it (the worker
- * was woken), or on a new one (`created`) when the tab has none. Calls for one tab run in the
- * order they were made, since all of them wait on the same restore.
+ * was woken), or on a new one when the tab has none (unless `create` is false: then not at all).
+ * Calls for one tab run in the order they were made, since all of them wait on the same restore.
  */
-function withTab(tabId: number, use: (log: TabLog, created: boolean) => void): void {
-  const run = (log: TabLog, created = false) => {
+function withTab(tabId: number, use: (log: TabLog) => void, create = true): void {
+  const run = (log: TabLog) => {
     try {
-      use(log, created);
+      use(log);
     } catch (error) {
       warn(`tab ${tabId}`, error);
     }
@@ -120,6 +138,7 @@ function withTab(tabId: number, use: (log: TabLog, created: boolean) => void): v
       run(current);
       return;
     }
+    if (!stored && !create) return;
     const log = stored ?? createTabLog();
     logs.set(tabId, log);
     if (!stored) {
@@ -127,13 +146,13 @@ function withTab(tabId: number, use: (log: TabLog, created: boolean) => void): v
       log.indexChanged = true;
       writer.persist(tabId);
     }
-    run(log, !stored);
+    run(log);
   });
 }
 
 /** Has the tab's page send a request again: its frame's relay hands the replay to the page's hook. */
-function replay(tabId: number, source: string, requestId: string): void {
-  const { message, frameId } = replayRoute(source, requestId);
+function replay(tabId: number, source: string, target: ReplayTarget): void {
+  const { message, frameId } = replayRoute(source, target);
   try {
     // A frame that is gone, or a page with no relay, has no receiver: nothing is replayed.
     const sent =
@@ -168,8 +187,11 @@ function broadcast(tabId: number, update: WorkerUpdate): void {
 }
 
 function broadcastPage(tabId: number, log: TabLog): void {
-  broadcast(tabId, { kind: 'page', tabId, page: log.page });
+  broadcast(tabId, { kind: 'page', tabId, page: pageState(log) });
 }
+
+/** What the panels are told of the tab's page, to compare before and after a change. */
+const pageKey = (log: TabLog): string => JSON.stringify(pageState(log));
 
 function broadcastEvicted(tabId: number, log: TabLog | undefined): void {
   if (log) broadcast(tabId, { kind: 'evicted', tabId, evicted: log.evicted });
@@ -179,30 +201,41 @@ function broadcastEvicted(tabId: number, log: TabLog | undefined): void {
  * A new document in a tab's top frame, as its relay reports it: the boundary between pages. The
  * time is the worker's, when it hears of it; the notice is sent before any event of the document.
  * Every tab with a relay gets a log, even one whose pages never use Retryline: that it has a relay
- * at all is what the panel's empty state says first. The first document the worker hears of in a
- * tab starts its log with no navigation entry, as a log started by its first events does: there is
- * nothing before it to mark a boundary from.
+ * at all is what the panel's empty state says first. Its navigations are kept only once it has
+ * recorded something (see `navigate`): until then the worker stores its index alone.
  */
 function onNewDocument(sender: Runtime.MessageSender): void {
   const page = newDocumentOf(sender);
   if (!page) return;
   const { tabId, url } = page;
-  withTab(tabId, (log, created) => {
-    if (created) {
-      if (!enterPage(log)) return;
-      writer.persist(tabId);
-      broadcastPage(tabId, log);
-      return;
-    }
+  const origin = senderOrigin(sender);
+  withTab(tabId, (log) => {
     const evicted = log.evicted;
+    const told = pageKey(log);
     const { cleared, added, pageChanged } = navigate(log, url, Date.now());
-    if (!cleared && added.length === 0 && !pageChanged) return;
-    writer.persist(tabId);
+    frameDocument(log, 0, origin);
+    if (cleared || added.length > 0 || pageChanged) writer.persist(tabId);
     if (cleared) broadcast(tabId, { kind: 'cleared', tabId });
     else if (log.evicted !== evicted) broadcastEvicted(tabId, log);
     if (added.length > 0) broadcast(tabId, { kind: 'append', tabId, entries: added });
-    if (pageChanged) broadcastPage(tabId, log);
+    if (pageKey(log) !== told) broadcastPage(tabId, log);
   });
+}
+
+/**
+ * A new document in a frame inside a tab's page: the panel is told which origins the page's frames
+ * have now, where the worker knows them (a tab it has no log of is left alone).
+ */
+function onFrameDocument(tabId: number, frameId: number, origin: string): void {
+  withTab(
+    tabId,
+    (log) => {
+      const told = pageKey(log);
+      frameDocument(log, frameId, origin);
+      if (pageKey(log) !== told) broadcastPage(tabId, log);
+    },
+    false,
+  );
 }
 
 /** A frame of the tab's current page uses Retryline (see `markDetected`). */
@@ -213,8 +246,8 @@ function onDetected(tabId: number, log: TabLog): void {
 }
 
 // Events, and new documents, from the relay of a page (any frame) of a tab. A new document is
-// answered with the tab's fault rules while a panel of the tab has some, if its frame is the top
-// frame or one of the top document's origin.
+// answered with whether a panel is subscribed to the tab, and the tab's fault rules while a panel of
+// the tab has some, if its frame is the top frame or one of the top document's origin.
 browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.MessageSender) => {
   const tabId = sender.tab?.id;
   if (sender.id !== browser.runtime.id || typeof tabId !== 'number' || tabId < 0) return;
@@ -223,8 +256,10 @@ browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.Message
     const frame = frameDocumentOf(sender);
     // A tab already closed is not heard of again (its frames would never be forgotten).
     if (!frame || closed.has(tabId)) return;
+    if (frame.frameId !== 0) onFrameDocument(tabId, frame.frameId, frame.origin);
     const rules = faults.forDocument(tabId, frame);
-    return rules ? Promise.resolve(rules) : undefined;
+    const answer: DocumentAnswer = [panelState(panels.has(tabId)), ...(rules ? [rules] : [])];
+    return Promise.resolve(answer);
   }
   if (isDetectedMessage(message)) {
     withTab(tabId, (log) => onDetected(tabId, log));
@@ -277,8 +312,10 @@ browser.runtime.onConnect.addListener((port) => {
     panels.get(subscribed)?.delete(port);
     if (panels.get(subscribed)?.size === 0) {
       panels.delete(subscribed);
-      // The tab's last panel went (closed, or looking at another tab): so do its fault rules.
+      // The tab's last panel went (closed, or looking at another tab): so do its fault rules, and
+      // the replays its pages kept.
       faults.panelsGone(subscribed);
+      sendToTab(subscribed, panelState(false));
     }
     subscribed = undefined;
   };
@@ -291,7 +328,11 @@ browser.runtime.onConnect.addListener((port) => {
       case 'subscribe':
         unsubscribe();
         subscribed = tabId;
-        if (!panels.has(tabId)) panels.set(tabId, new Set());
+        if (!panels.has(tabId)) {
+          panels.set(tabId, new Set());
+          // The tab's first panel (or the first since this worker started: telling again is harmless).
+          if (!closed.has(tabId)) sendToTab(tabId, panelState(true));
+        }
         panels.get(tabId)?.add(port);
         withTab(tabId, (log) => {
           if (subscribed !== tabId) return;
@@ -299,13 +340,13 @@ browser.runtime.onConnect.addListener((port) => {
           // still not go, an empty one does, so the panel is connected instead of waiting forever.
           for (const entries of [log.entries, []]) {
             try {
-              const { settings, page, evicted } = log;
+              const { settings, evicted } = log;
               port.postMessage({
                 kind: 'snapshot',
                 tabId,
                 entries,
                 settings,
-                page,
+                page: pageState(log),
                 evicted,
               } satisfies WorkerUpdate);
             } catch (error) {
@@ -328,10 +369,12 @@ browser.runtime.onConnect.addListener((port) => {
         broadcast(tabId, { kind: 'faults', tabId, ...set });
         break;
       }
-      case 'replay':
+      case 'replay': {
         // Only the tab this port shows, as for its fault rules.
-        if (subscribed === tabId) replay(tabId, request.source, request.requestId);
+        const { kind: _kind, tabId: _tab, source, ...target } = request;
+        if (subscribed === tabId) replay(tabId, source, target);
         break;
+      }
       case 'clear':
         withTab(tabId, (log) => {
           clearLog(log);

@@ -8,6 +8,7 @@ import {
   isRelayMessage,
   newDocumentOf,
   originOf,
+  panelState,
   parsePanelRequest,
   replayRoute,
   senderOrigin,
@@ -46,8 +47,16 @@ describe('parsePanelRequest', () => {
     expect(parsePanelRequest({ kind: 'faults', tabId: 4, rules: [], seed: 'x' })).toBeUndefined();
   });
 
-  it('accepts a replay of a row’s request, named by its frame’s origin and its id', () => {
-    const replay = { kind: 'replay', tabId: 4, source: 'https://app.example', requestId: 'r1' };
+  it('accepts a replay of a row’s request, named by its frame’s origin, its id, client, method and URL', () => {
+    const replay = {
+      kind: 'replay',
+      tabId: 4,
+      source: 'https://app.example',
+      requestId: 'r1',
+      client: 'fetch',
+      method: 'GET',
+      url: 'https://api.example/items',
+    };
     expect(parsePanelRequest({ ...replay, extra: 1 })).toEqual(replay);
     for (const patch of [
       { source: undefined },
@@ -56,6 +65,10 @@ describe('parsePanelRequest', () => {
       { requestId: 7 },
       { requestId: '' },
       { requestId: 'r'.repeat(MAX_ID_LENGTH + 1) },
+      { client: undefined },
+      { method: '' },
+      { url: 1 },
+      { url: 'x'.repeat(MAX_STRING_LENGTH + 1) },
     ]) {
       expect(parsePanelRequest({ ...replay, ...patch })).toBeUndefined();
     }
@@ -191,18 +204,27 @@ describe('frameDocumentOf', () => {
 });
 
 describe('replayRoute', () => {
-  const message = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', requestId: 'r1' };
+  const target = { requestId: 'r1', client: 'fetch', method: 'GET', url: 'https://api.example/items' };
+  const message = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', ...target };
 
   it('sends a replay to every frame of the tab, with the origin each relay must have', () => {
-    expect(replayRoute('https://app.example', 'r1')).toEqual({
+    expect(replayRoute('https://app.example', target)).toEqual({
       message: { ...message, origin: 'https://app.example' },
     });
   });
 
-  it('sends the replay of an opaque origin’s request to its frame alone', () => {
+  it('sends the replay of an opaque origin’s request to its frame alone, for a relay whose origin is opaque', () => {
     const source = senderOrigin({ origin: 'null', frameId: 12 });
-    expect(replayRoute(source, 'r1')).toEqual({ message, frameId: 12 });
+    // The frame may show a document of another origin since: its relay then passes nothing on.
+    expect(replayRoute(source, target)).toEqual({ message: { ...message, origin: 'null' }, frameId: 12 });
     // An opaque origin no frame is known for: every relay whose own origin is opaque.
-    expect(replayRoute('null', 'r1')).toEqual({ message: { ...message, origin: 'null' } });
+    expect(replayRoute('null', target)).toEqual({ message: { ...message, origin: 'null' } });
+  });
+});
+
+describe('panelState', () => {
+  it('says whether a panel is subscribed to the tab, and nothing else', () => {
+    expect(panelState(true)).toEqual({ ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'panel', open: true });
+    expect(panelState(false)).toEqual({ ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'panel', open: false });
   });
 });

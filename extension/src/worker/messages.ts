@@ -9,8 +9,10 @@ import {
   MAX_BATCH,
   NAMESPACE,
   type PanelRequest,
+  type PanelStateMessage,
   PROTOCOL_VERSION,
   type RelayDocumentMessage,
+  type ReplayTarget,
   type WorkerReplayMessage,
 } from '../shared/protocol';
 import { MAX_ID_LENGTH, MAX_STRING_LENGTH } from '../shared/schema';
@@ -49,11 +51,15 @@ export function parsePanelRequest(value: unknown): PanelRequest | undefined {
       return set ? { kind: 'faults', tabId, ...set } : undefined;
     }
     case 'replay': {
-      // As a row names its request: the frame's origin (as the worker recorded it) and the id,
-      // no longer than the worker keeps them.
-      const { source, requestId } = value;
-      return isText(source, MAX_STRING_LENGTH) && isText(requestId, MAX_ID_LENGTH)
-        ? { kind: 'replay', tabId, source, requestId }
+      // As a row names its request: the frame's origin (as the worker recorded it), the id, and
+      // the client, method and URL of its request-start, no longer than the worker keeps them.
+      const { source, requestId, client, method, url } = value;
+      return isText(source, MAX_STRING_LENGTH) &&
+        isText(requestId, MAX_ID_LENGTH) &&
+        isText(client, MAX_STRING_LENGTH) &&
+        isText(method, MAX_STRING_LENGTH) &&
+        isText(url, MAX_STRING_LENGTH)
+        ? { kind: 'replay', tabId, source, requestId, client, method, url }
         : undefined;
     }
     default:
@@ -153,18 +159,31 @@ export function senderOrigin(sender: SenderLike): string {
 }
 
 /**
- * Where a panel's replay of request `requestId` of the frame whose origin is `source` goes, and
+ * Where a panel's replay of a request (`target`) of the frame whose origin is `source` goes, and
  * with what: an opaque origin names its frame ({@link senderOrigin}), which alone is sent the
- * replay; any other origin is matched by each relay of the tab against its own, so a frame of
- * another origin that happens to use the same id (a caller may choose one) sends nothing.
+ * replay, for an opaque origin (`"null"`: the frame may have gone to a document of another origin
+ * since, keeping its id); any other origin is matched by each relay of the tab against its own, so
+ * a frame of another origin that happens to use the same id (a caller may choose one) sends nothing.
  */
 export function replayRoute(
   source: string,
-  requestId: string,
+  { requestId, client, method, url }: ReplayTarget,
 ): { readonly message: WorkerReplayMessage; readonly frameId?: number } {
-  const message: WorkerReplayMessage = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'replay', requestId };
   const frame = /^null \(frame (\d+)\)$/.exec(source)?.[1];
-  return frame === undefined
-    ? { message: { ...message, origin: source } }
-    : { message, frameId: Number(frame) };
+  const message: WorkerReplayMessage = {
+    ns: NAMESPACE,
+    v: PROTOCOL_VERSION,
+    kind: 'replay',
+    requestId,
+    client,
+    method,
+    url,
+    origin: frame === undefined ? source : 'null',
+  };
+  return frame === undefined ? { message } : { message, frameId: Number(frame) };
+}
+
+/** What the frames of a tab are told of its panels (see {@link PanelStateMessage}). */
+export function panelState(open: boolean): PanelStateMessage {
+  return { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'panel', open };
 }

@@ -84,6 +84,12 @@ export interface TabLog {
   readonly changedChunks: Set<number>;
   /** The index's own fields (settings, page, evicted) changed since the last write. */
   indexChanged: boolean;
+  /**
+   * The origin of each frame's latest document in the current page, by frame id (0: the top
+   * frame), as their relays reported them; `undefined` when not known (see `PageState.frames`).
+   * Kept in memory only.
+   */
+  frames: Map<number, string> | undefined;
 }
 
 export function createTabLog(
@@ -107,6 +113,7 @@ export function createTabLog(
     requests: new Map(),
     changedChunks: new Set(),
     indexChanged: false,
+    frames: undefined,
   };
 }
 
@@ -279,7 +286,7 @@ export function appendEvents(
 export interface NavigationResult {
   /** The log was emptied first (Preserve log is off). */
   readonly cleared: boolean;
-  /** The navigation entry, when recording is on. */
+  /** The navigation entry, when recording is on and the tab has recorded something. */
   readonly added: TimelineEntry[];
   /** The page state changed: the new document has a relay, and has not used Retryline yet. */
   readonly pageChanged: boolean;
@@ -287,18 +294,49 @@ export interface NavigationResult {
 
 /**
  * The top frame committed a new document (its relay said so): without Preserve log the old rows go
- * (as in DevTools' Network panel), and with recording on a navigation entry marks the boundary. The
+ * (as in DevTools' Network panel), and with recording on a navigation entry marks the boundary,
+ * once the tab has recorded anything: the navigations of a tab that never sent a Retryline event
+ * mark no boundary between rows, and are not kept (nor stored: they are the user's browsing). The
  * new document is hooked, and not known to use Retryline until it says so.
  */
 export function navigate(log: TabLog, url: string, t: number): NavigationResult {
   const pageChanged = enterPage(log);
   const cleared = !log.settings.preserveLog && log.entries.length > 0;
   if (!log.settings.preserveLog) clearLog(log);
-  if (!log.settings.record) return { cleared, added: [], pageChanged };
+  // nextSeq counts every entry ever added (clears and evictions included).
+  if (!log.settings.record || log.nextSeq === 0) return { cleared, added: [], pageChanged };
   const entry: TimelineEntry = { type: 'navigation', url: capUrl(url), t };
   add(log, entry);
   evict(log);
   return { cleared, added: [entry], pageChanged };
+}
+
+/**
+ * The most frames of one page whose documents the worker follows: past this, it no longer knows the
+ * page's frames (a page that makes and removes frames over and over, each with a notice, would grow
+ * the list without end, and none says when a frame is gone).
+ */
+export const MAX_PAGE_FRAMES = 100;
+
+/**
+ * Frame `frameId` of the tab shows a new document of `origin` (as `senderOrigin` names it). The top
+ * frame's (0) starts a page whose frames are known from then on: the frames of the page before went
+ * with it. Another frame's replaces what that frame showed, in a page whose frames are known.
+ */
+export function frameDocument(log: TabLog, frameId: number, origin: string): void {
+  if (frameId === 0) log.frames = new Map([[0, origin]]);
+  else if (log.frames && (log.frames.has(frameId) || log.frames.size < MAX_PAGE_FRAMES)) {
+    log.frames.set(frameId, origin);
+  } else log.frames = undefined;
+}
+
+/**
+ * What the panel is told of the tab's page: the stored state, with the origins of its frames when
+ * they are known (each once, sorted).
+ */
+export function pageState(log: TabLog): PageState {
+  if (!log.frames) return log.page;
+  return { ...log.page, frames: [...new Set(log.frames.values())].sort() };
 }
 
 /**

@@ -46,8 +46,9 @@ export interface DevtoolsHook {
    * `retry: false` nor `retries: 0`). `replay` sends it again through the same client (its options,
    * guards, and the faults the hook injects) as a request of its own: its own events under a fresh
    * id (a caller's request-id header is still sent as it was), aborted by nothing of the caller's,
-   * its response freed and its failure ignored. The DevTools panel's Replay keeps the latest and runs
-   * one on demand.
+   * its response freed and its failure ignored. Given a signal, aborting it stops the replay (the
+   * hook stops its replays when the panel goes); the promise settles when the replay has ended,
+   * never rejected. The DevTools panel's Replay keeps the latest and runs one on demand.
    *
    * `request` names the request as its `request-start` event does (client, method, URL redacted).
    * A request id is unique only among the requests in flight: a caller that reuses its own id (a
@@ -58,7 +59,7 @@ export interface DevtoolsHook {
    */
   replayable?(
     requestId: string,
-    replay: () => void,
+    replay: (signal?: AbortSignal) => Promise<void>,
     request: { readonly client: string; readonly method: string; readonly url: string },
   ): void;
 }
@@ -146,7 +147,7 @@ export function helloDevtools(): void {
 export function offerDevtoolsReplay(
   requestId: () => string,
   request: Parameters<NonNullable<DevtoolsHook['replayable']>>[2],
-  replay: () => void,
+  replay: (signal?: AbortSignal) => Promise<void>,
 ): void {
   const hook = devtoolsHook();
   if (hook) deliver(() => hook.replayable?.(requestId(), replay, request), undefined);

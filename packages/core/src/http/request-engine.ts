@@ -1046,10 +1046,10 @@ function offerReplay<R>(
   ) {
     return;
   }
-  offerDevtoolsReplay(requestId, request, () => {
+  offerDevtoolsReplay(requestId, request, (signal) => {
     const own = { ...options, requestId: createRequestId() };
     if (callerSendsId) own.requestIdHeader = undefined;
-    again(own, new AbortController().signal)
+    return again(own, signal ?? new AbortController().signal)
       .then(({ response }) => exchange.discard(response))
       .catch(() => {});
   });

@@ -35,15 +35,17 @@ interface OfferedRequest {
  * A devtools hook that keeps the replays it is offered, by request id (the latest), every offer in
  * order (id, request and replay), and every event pushed.
  */
-function installHook(replayable?: (id: string, replay: () => void, request: OfferedRequest) => unknown) {
-  const replays = new Map<string, () => void>();
-  const offers: { id: string; request: OfferedRequest; replay: () => void }[] = [];
+type Replay = (signal?: AbortSignal) => Promise<void>;
+
+function installHook(replayable?: (id: string, replay: Replay, request: OfferedRequest) => unknown) {
+  const replays = new Map<string, Replay>();
+  const offers: { id: string; request: OfferedRequest; replay: Replay }[] = [];
   const events: RetrylineEvent[] = [];
   const hook = {
     push: (event: RetrylineEvent) => events.push(event),
     replayable:
       replayable ??
-      ((id: string, replay: () => void, request: OfferedRequest) => {
+      ((id: string, replay: Replay, request: OfferedRequest) => {
         replays.set(id, replay);
         offers.push({ id, request, replay });
       }),
@@ -153,6 +155,28 @@ describe('a request offered to the devtools hook for replay', () => {
     expect(discarded.at(-1)).toMatchObject({ status: 200 });
     // And it may be replayed in turn.
     expect([...hook.replays.keys()]).toEqual([id, replayId]);
+  });
+
+  it('stops when the signal the hook gives it aborts, and its promise then settles', async () => {
+    const hook = installHook();
+    const { clock, sends, run } = client([res(200), res(503), res(503), res(503)], {
+      options: { retries: Number.POSITIVE_INFINITY },
+    });
+    const first = await run();
+    const id = first.value?.info.requestId as string;
+    const stop = new AbortController();
+    const settled = (hook.replays.get(id) as Replay)(stop.signal);
+    // Its first attempt answered 503, then a second after 1 s: it waits to send its third when
+    // the panel goes.
+    await clock.advance(1_000);
+    await vi.waitFor(() => expect(sends).toHaveLength(3));
+    stop.abort();
+    await clock.runAll();
+    await expect(settled).resolves.toBeUndefined();
+    const replayId = hook.started()[1] as string;
+    expect(hook.ended(replayId)).toMatchObject({ outcome: 'aborted' });
+    // Nothing more was sent after the abort.
+    expect(sends).toHaveLength(3);
   });
 
   it.each(['GET', 'HEAD', 'OPTIONS', 'get'])('is offered for %s', async (method) => {
