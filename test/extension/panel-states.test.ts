@@ -3,15 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type BrowserTab,
-  EXTENSION_DIST,
-  type ExtensionBrowser,
-  launchChromiumWith,
-  launchFirefoxWith,
-} from '../support/extension-browser';
+import { type BrowserTab, EXTENSION_BROWSERS, type ExtensionBrowser } from '../support/extension-browser';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
-import { proxyPrefs } from '../support/firefox';
 import { type OutboundSink, startOutboundSink } from '../support/outbound-sink';
 
 // What the real panel says of a live tab with no rows, in both browsers the extension ships for:
@@ -21,14 +14,7 @@ import { type OutboundSink, startOutboundSink } from '../support/outbound-sink';
 // page as DevTools opens it (`panel.html?tabId=N`). Of a tab that sent no Retryline event the
 // background stores its page state alone, never where it went.
 
-const browsers = [
-  { name: 'Chromium', dir: EXTENSION_DIST.chrome, launch: (dir: string) => launchChromiumWith(dir) },
-  {
-    name: 'Firefox',
-    dir: EXTENSION_DIST.firefox,
-    launch: (dir: string, sink: OutboundSink) => launchFirefoxWith(dir, proxyPrefs(sink.port)),
-  },
-];
+const browsers = EXTENSION_BROWSERS;
 
 /** A page script that creates a `retryFetch` client at load, and sends nothing. */
 async function clientScript(): Promise<string> {

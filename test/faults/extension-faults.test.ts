@@ -3,15 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type BrowserTab,
-  EXTENSION_DIST,
-  type ExtensionBrowser,
-  launchChromiumWith,
-  launchFirefoxWith,
-} from '../support/extension-browser';
+import { type BrowserTab, EXTENSION_BROWSERS, type ExtensionBrowser } from '../support/extension-browser';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
-import { proxyPrefs } from '../support/firefox';
 import { type OutboundSink, startOutboundSink } from '../support/outbound-sink';
 import type { CallResult } from './fault-page';
 
@@ -23,14 +16,7 @@ import type { CallResult } from './fault-page';
 // of another origin (an ad, a widget), whose scripts could read them and whose requests they
 // would fault.
 
-const browsers = [
-  { name: 'Chromium', dir: EXTENSION_DIST.chrome, launch: (dir: string) => launchChromiumWith(dir) },
-  {
-    name: 'Firefox',
-    dir: EXTENSION_DIST.firefox,
-    launch: (dir: string, sink: OutboundSink) => launchFirefoxWith(dir, proxyPrefs(sink.port)),
-  },
-];
+const browsers = EXTENSION_BROWSERS;
 
 const RULES = [
   {

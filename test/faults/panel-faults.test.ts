@@ -5,15 +5,8 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRuleSet } from '../../extension/src/shared/faults';
 import { mswSnippet } from '../../extension/src/shared/msw-snippet';
-import {
-  type BrowserTab,
-  EXTENSION_DIST,
-  type ExtensionBrowser,
-  launchChromiumWith,
-  launchFirefoxWith,
-} from '../support/extension-browser';
+import { type BrowserTab, EXTENSION_BROWSERS, type ExtensionBrowser } from '../support/extension-browser';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
-import { proxyPrefs } from '../support/firefox';
 import { type OutboundSink, startOutboundSink } from '../support/outbound-sink';
 import type { CallResult } from './fault-page';
 
@@ -26,14 +19,7 @@ import type { CallResult } from './fault-page';
 // Clicks and keystrokes are dispatched inside the panel page (what its controls listen for), and
 // each step is polled for, never timed.
 
-const browsers = [
-  { name: 'Chromium', dir: EXTENSION_DIST.chrome, launch: (dir: string) => launchChromiumWith(dir) },
-  {
-    name: 'Firefox',
-    dir: EXTENSION_DIST.firefox,
-    launch: (dir: string, sink: OutboundSink) => launchFirefoxWith(dir, proxyPrefs(sink.port)),
-  },
-];
+const browsers = EXTENSION_BROWSERS;
 
 /** The rule the test types, as the panel sends it and the worker keeps it. */
 const RULES: FaultRuleSet = {

@@ -3,15 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type BrowserTab,
-  EXTENSION_DIST,
-  type ExtensionBrowser,
-  launchChromiumWith,
-  launchFirefoxWith,
-} from '../support/extension-browser';
+import { type BrowserTab, EXTENSION_BROWSERS, type ExtensionBrowser } from '../support/extension-browser';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
-import { proxyPrefs } from '../support/firefox';
 import { type OutboundSink, startOutboundSink } from '../support/outbound-sink';
 
 // The panel's Replay as a developer uses it, in the built extension of both browsers it ships for:
@@ -23,14 +16,7 @@ import { type OutboundSink, startOutboundSink } from '../support/outbound-sink';
 // panel is open: a request sent before it opened is not sent again. Clicks are dispatched inside
 // the panel page, and each step is polled for, never timed.
 
-const browsers = [
-  { name: 'Chromium', dir: EXTENSION_DIST.chrome, launch: (dir: string) => launchChromiumWith(dir) },
-  {
-    name: 'Firefox',
-    dir: EXTENSION_DIST.firefox,
-    launch: (dir: string, sink: OutboundSink) => launchFirefoxWith(dir, proxyPrefs(sink.port)),
-  },
-];
+const browsers = EXTENSION_BROWSERS;
 
 type ReplayWindow = Window & {
   replayPage: { call(path: string, method?: string): Promise<number>; panel(): boolean | undefined };

@@ -4,13 +4,28 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from './chromium';
-import { Firefox, type Prefs } from './firefox';
+import { Firefox, type Prefs, proxyPrefs } from './firefox';
+import type { OutboundSink } from './outbound-sink';
 
 /** The built extension's folder for each browser it ships for (`pnpm build:extension` makes them). */
 export const EXTENSION_DIST = {
   chrome: fileURLToPath(new URL('../../extension/dist/chrome/', import.meta.url)),
   firefox: fileURLToPath(new URL('../../extension/dist/firefox/', import.meta.url)),
 } as const;
+
+/**
+ * Both browsers the extension ships for, each with its built folder and how to launch it: an
+ * end-to-end suite runs `describe.each(EXTENSION_BROWSERS)`. Firefox's background requests go to
+ * the suite's outbound sink (its proxy), so a test can prove nothing left loopback.
+ */
+export const EXTENSION_BROWSERS = [
+  { name: 'Chromium', dir: EXTENSION_DIST.chrome, launch: (dir: string) => launchChromiumWith(dir) },
+  {
+    name: 'Firefox',
+    dir: EXTENSION_DIST.firefox,
+    launch: (dir: string, sink: OutboundSink) => launchFirefoxWith(dir, proxyPrefs(sink.port)),
+  },
+];
 
 /**
  * One browser with the built extension installed, driven the same way whichever it is, so an
