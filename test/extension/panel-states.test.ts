@@ -1,9 +1,12 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserTab, EXTENSION_BROWSERS, type ExtensionBrowser } from '../support/extension-browser';
+import {
+  type BrowserTab,
+  EXTENSION_BROWSERS,
+  type ExtensionBrowser,
+  requireBuiltExtension,
+} from '../support/extension-browser';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
 import { type OutboundSink, startOutboundSink } from '../support/outbound-sink';
 
@@ -82,9 +85,7 @@ describe.each(browsers)('the panel of a live tab with no requests, in $name', ({
   let probe: BrowserTab;
 
   beforeAll(async () => {
-    if (!existsSync(join(dir, 'manifest.json'))) {
-      throw new Error(`${dir} is not built: run \`pnpm build:extension\` (pnpm test builds it)`);
-    }
+    requireBuiltExtension(dir);
     server = await startFaultServer();
     server.static('/client.js', await clientScript(), 'text/javascript');
     server.static('/plain', '<!doctype html><title>plain</title><p>No Retryline here.</p>', 'text/html');

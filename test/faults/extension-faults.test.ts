@@ -1,9 +1,11 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserTab, EXTENSION_BROWSERS, type ExtensionBrowser } from '../support/extension-browser';
+import {
+  type BrowserTab,
+  developmentPageScript,
+  EXTENSION_BROWSERS,
+  type ExtensionBrowser,
+  requireBuiltExtension,
+} from '../support/extension-browser';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
 import { type OutboundSink, startOutboundSink } from '../support/outbound-sink';
 import type { CallResult } from './fault-page';
@@ -103,27 +105,14 @@ describe.each(browsers)('fault injection in $name', ({ dir, launch }) => {
   let probe: BrowserTab;
 
   beforeAll(async () => {
-    if (!existsSync(join(dir, 'manifest.json'))) {
-      throw new Error(`${dir} is not built: run \`pnpm build:extension\` (pnpm test builds it)`);
-    }
-    const bundle = await build({
-      entryPoints: [fileURLToPath(new URL('fault-page.ts', import.meta.url))],
-      bundle: true,
-      write: false,
-      format: 'iife',
-      platform: 'browser',
-      target: 'es2022',
-      conditions: ['@retryline/source', 'browser'],
-      // What an app's development build defines (a production one leaves the fault code out).
-      define: { 'process.env.NODE_ENV': '"development"' },
-      logLevel: 'warning',
-    });
+    requireBuiltExtension(dir);
+    const pageScript = await developmentPageScript(new URL('fault-page.ts', import.meta.url));
     server = await startFaultServer();
     other = await startFaultServer();
     const script = '<script src="/page.js"></script>';
     const frame = `<!doctype html><title>frame</title>${RECORD_FAULTS}${script}`;
     for (const origin of [server, other]) {
-      origin.static('/page.js', bundle.outputFiles[0]?.text ?? '', 'text/javascript');
+      origin.static('/page.js', pageScript, 'text/javascript');
       origin.static('/frame', frame, 'text/html');
     }
     // The app with a frame of its own origin (0) and a third party's (1).

@@ -1,11 +1,13 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRuleSet } from '../../extension/src/shared/faults';
 import { mswSnippet } from '../../extension/src/shared/msw-snippet';
-import { type BrowserTab, EXTENSION_BROWSERS, type ExtensionBrowser } from '../support/extension-browser';
+import {
+  type BrowserTab,
+  developmentPageScript,
+  EXTENSION_BROWSERS,
+  type ExtensionBrowser,
+  requireBuiltExtension,
+} from '../support/extension-browser';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
 import { type OutboundSink, startOutboundSink } from '../support/outbound-sink';
 import type { CallResult } from './fault-page';
@@ -159,24 +161,11 @@ describe.each(browsers)('the Faults tab in $name', ({ dir, launch }) => {
   let probe: BrowserTab;
 
   beforeAll(async () => {
-    if (!existsSync(join(dir, 'manifest.json'))) {
-      throw new Error(`${dir} is not built: run \`pnpm build:extension\` (pnpm test builds it)`);
-    }
-    const bundle = await build({
-      entryPoints: [fileURLToPath(new URL('fault-page.ts', import.meta.url))],
-      bundle: true,
-      write: false,
-      format: 'iife',
-      platform: 'browser',
-      target: 'es2022',
-      conditions: ['@retryline/source', 'browser'],
-      // What an app's development build defines (a production one leaves the fault code out).
-      define: { 'process.env.NODE_ENV': '"development"' },
-      logLevel: 'warning',
-    });
+    requireBuiltExtension(dir);
+    const pageScript = await developmentPageScript(new URL('fault-page.ts', import.meta.url));
     server = await startFaultServer();
     const script = '<script src="/page.js"></script>';
-    server.static('/page.js', bundle.outputFiles[0]?.text ?? '', 'text/javascript');
+    server.static('/page.js', pageScript, 'text/javascript');
     server.static('/', `<!doctype html><title>app</title>${script}`, 'text/html');
     server.static(
       '/opted-out',

@@ -1,9 +1,11 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserTab, EXTENSION_BROWSERS, type ExtensionBrowser } from '../support/extension-browser';
+import {
+  type BrowserTab,
+  developmentPageScript,
+  EXTENSION_BROWSERS,
+  type ExtensionBrowser,
+  requireBuiltExtension,
+} from '../support/extension-browser';
 import { type FaultServer, startFaultServer } from '../support/fault-server';
 import { type OutboundSink, startOutboundSink } from '../support/outbound-sink';
 
@@ -63,23 +65,10 @@ describe.each(browsers)('Replay in $name', ({ dir, launch }) => {
   let probe: BrowserTab;
 
   beforeAll(async () => {
-    if (!existsSync(join(dir, 'manifest.json'))) {
-      throw new Error(`${dir} is not built: run \`pnpm build:extension\` (pnpm test builds it)`);
-    }
-    const bundle = await build({
-      entryPoints: [fileURLToPath(new URL('replay-page.ts', import.meta.url))],
-      bundle: true,
-      write: false,
-      format: 'iife',
-      platform: 'browser',
-      target: 'es2022',
-      conditions: ['@retryline/source', 'browser'],
-      // What an app's development build defines (a production one leaves the replay code out).
-      define: { 'process.env.NODE_ENV': '"development"' },
-      logLevel: 'warning',
-    });
+    requireBuiltExtension(dir);
+    const pageScript = await developmentPageScript(new URL('replay-page.ts', import.meta.url));
     server = await startFaultServer();
-    server.static('/page.js', bundle.outputFiles[0]?.text ?? '', 'text/javascript');
+    server.static('/page.js', pageScript, 'text/javascript');
     server.static('/', '<!doctype html><title>app</title><script src="/page.js"></script>', 'text/html');
     sink = await startOutboundSink();
     browser = await launch(dir, sink);

@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { chromium, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from './chromium';
 import { Firefox, type Prefs, proxyPrefs } from './firefox';
@@ -26,6 +27,33 @@ export const EXTENSION_BROWSERS = [
     launch: (dir: string, sink: OutboundSink) => launchFirefoxWith(dir, proxyPrefs(sink.port)),
   },
 ];
+
+/** Throws, naming the command, when the extension's build for `dir` is missing. */
+export function requireBuiltExtension(dir: string): void {
+  if (!existsSync(join(dir, 'manifest.json'))) {
+    throw new Error(`${dir} is not built: run \`pnpm build:extension\` (pnpm test builds it)`);
+  }
+}
+
+/**
+ * A test page's script as an app's development build makes it: `entry` bundled for the browser
+ * from Retryline's sources, with `process.env.NODE_ENV` defined as `"development"` (a production
+ * build leaves the devtools-only code out: fault injection, replay).
+ */
+export async function developmentPageScript(entry: URL): Promise<string> {
+  const bundle = await build({
+    entryPoints: [fileURLToPath(entry)],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    conditions: ['@retryline/source', 'browser'],
+    define: { 'process.env.NODE_ENV': '"development"' },
+    logLevel: 'warning',
+  });
+  return bundle.outputFiles[0]?.text ?? '';
+}
 
 /**
  * One browser with the built extension installed, driven the same way whichever it is, so an
