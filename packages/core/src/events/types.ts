@@ -61,6 +61,13 @@ export interface AttemptStartEvent extends EventBase {
    * status, a network error, a delay before it is sent), not by the server alone.
    */
   readonly injected?: true;
+  /** HTTP requests with `endpoints`: the base URL the attempt was sent to, redacted. */
+  readonly endpoint?: string;
+  /**
+   * HTTP requests with `hedge`: this is the hedge of attempt `attempt` (a second copy sent while it
+   * was late), in flight beside it; its `attempt-end` has `hedge: true` too.
+   */
+  readonly hedge?: true;
 }
 
 export interface AttemptEndEvent extends EventBase {
@@ -78,6 +85,12 @@ export interface AttemptEndEvent extends EventBase {
   readonly headers?: Readonly<Record<string, string>>;
   /** HTTP requests: the attempt was answered by an injected fault (see `AttemptStartEvent.injected`). */
   readonly injected?: true;
+  /** HTTP requests with `endpoints`: the base URL that answered, redacted. */
+  readonly endpoint?: string;
+  /** The end of a hedge (see `AttemptStartEvent.hedge`): `outcome: 'aborted'` when the attempt answered first. */
+  readonly hedge?: true;
+  /** The hedge answered first: its answer is the attempt's, and the attempt's own send was cancelled. */
+  readonly answeredBy?: 'hedge';
 }
 
 export interface RetryScheduledEvent extends EventBase {

@@ -232,6 +232,11 @@ export interface GuardHooks {
   pace(until: number): Promise<void>;
   /** What the guards held the last admitted attempt for, once: the loop counts it as a wait. */
   takeWaits(): readonly { readonly guard: GuardWaitReason; readonly ms: number }[] | undefined;
+  /**
+   * Whether a hedge may be sent beside the attempt in flight: it takes a retry from the retry
+   * budget, if there is one (asking no other guard: a hedge is not a retry the gate may park).
+   */
+  allowHedge(summary: string): Promise<boolean>;
 }
 
 /** Lets a guard's bookkeeping finish on its own: its failure matters to nobody now. */
@@ -340,6 +345,10 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
       return undefined;
     },
     pace: (until) => all(sessions, (session) => session.pace?.(until)) ?? Promise.resolve(),
+    async allowHedge(summary) {
+      const budget = sessions[guards.list.findIndex((guard) => guard.kind === 'budget')];
+      return (await budget?.allowRetry?.({ details: {}, summary })) === undefined;
+    },
     takeWaits() {
       const taken = waits;
       waits = undefined;

@@ -1,4 +1,5 @@
 import type { AttemptPhase } from '../events/types';
+import type { HeadersLike } from './headers';
 
 /** How a failed send failed: provably before the server saw it, or somewhere unknown. */
 export interface TransportFailure {
@@ -186,6 +187,8 @@ export interface HttpOutcome {
   readonly code?: string;
   /** The error, for transport failures. */
   readonly error?: unknown;
+  /** The response's headers, for `phase: 'response'`: a provider's own retry headers are read here. */
+  readonly headers?: HeadersLike;
   /** Whether the request may be repeated: an idempotent method, or an idempotency key. */
   readonly idempotent: boolean;
   /** Whether the request carries an idempotency key. */

@@ -58,6 +58,22 @@ const copyHeaders = (headers: HeadersInit | undefined): Headers =>
 const isRequest = (input: unknown): input is Request =>
   typeof input === 'object' && typeof Request !== 'undefined' && input instanceof Request;
 
+/** What a Request was made with, for the same request to another URL (its body aside). */
+function requestInit(request: Request): RequestInit {
+  return {
+    method: request.method,
+    headers: request.headers,
+    redirect: request.redirect,
+    credentials: request.credentials,
+    cache: request.cache,
+    integrity: request.integrity,
+    keepalive: request.keepalive,
+    referrer: request.referrer,
+    referrerPolicy: request.referrerPolicy,
+    signal: request.signal,
+  };
+}
+
 /**
  * One call of a retrying fetch as the request engine sees it: one object whose methods make each
  * attempt, rather than a literal of closures made per request.
@@ -88,7 +104,8 @@ class FetchExchange implements HttpExchange<Response> {
     // A Request's signal is made with it (it follows the one the Request was given), so it is
     // this request's alone; a signal in init may be shared by many requests.
     this.ownSignal = init.signal == null && request !== undefined;
-    this.mayRetry = options.policy.retries > 0;
+    // A hedge sends a second copy of an attempt, as a retry does.
+    this.mayRetry = options.policy.retries > 0 || options.failover?.hedge !== undefined;
   }
 
   /** The caller's headers, read only when the engine needs them (an event, a failure, an option). */
@@ -97,7 +114,7 @@ class FetchExchange implements HttpExchange<Response> {
     return (this.init.headers ?? this.request?.headers) as HeaderSource | undefined;
   }
 
-  send({ signal, headers: added }: HttpAttempt): Promise<Response> {
+  send({ signal, headers: added, url }: HttpAttempt): Promise<Response> {
     // `fetchImpl` is called on its own, never as `this.fetchImpl(…)`: a browser's fetch called on
     // any receiver but the window throws "Illegal invocation".
     const { init, request, fetchImpl } = this;
@@ -114,7 +131,14 @@ class FetchExchange implements HttpExchange<Response> {
     // attempt; one without (a GET), or one no retry can follow, is sent as it is (a clone tees
     // the body: an upload of a gigabyte would be held in memory for a retry that never comes).
     const sent = request && request.body !== null && this.mayRetry ? request.clone() : this.input;
-    return fetchImpl(sent, attemptInit);
+    if (url === undefined) return fetchImpl(sent, attemptInit);
+    // Moved onto another endpoint: the same request, to `url`.
+    if (!isRequest(sent)) return fetchImpl(url, attemptInit);
+    if (sent.body === null) return fetchImpl(new Request(url, requestInit(sent)), attemptInit);
+    // Its bytes, read whole: a stream as a request body needs `duplex`, which not every browser has.
+    return sent
+      .arrayBuffer()
+      .then((body) => fetchImpl(new Request(url, { ...requestInit(sent), body }), attemptInit));
   }
 
   /** A fault as fetch answers: a `Response` for a status, its `TypeError` for a network error. */

@@ -933,9 +933,11 @@ describe('runHttpRequest', () => {
       expect(state.value?.response).toBe(script[3]);
       expect(state.value?.info.outcome).toBe('not-retryable');
       const common = { method: 'GET', url: URL_, keyed: false, idempotent: true, hinted: false };
+      // A response's own headers are there too, for a provider's retry headers.
+      const headersOf = (i: number) => (script[i] as FakeResponse).headers;
       expect(seen).toEqual([
-        { ...common, attempt: 1, phase: 'response', status: 425, retryable: false },
-        { ...common, attempt: 2, phase: 'response', status: 503, retryable: true },
+        { ...common, attempt: 1, phase: 'response', status: 425, headers: headersOf(0), retryable: false },
+        { ...common, attempt: 2, phase: 'response', status: 503, headers: headersOf(1), retryable: true },
         {
           ...common,
           attempt: 3,
@@ -944,8 +946,9 @@ describe('runHttpRequest', () => {
           error: expect.any(TypeError),
           retryable: true,
         },
-        { ...common, attempt: 4, phase: 'response', status: 404, retryable: false },
+        { ...common, attempt: 4, phase: 'response', status: 404, headers: headersOf(3), retryable: false },
       ]);
+      expect(seen[0]?.headers).toBe(headersOf(0));
     });
 
     it('stops at once when the predicate says no, and rejects with what it throws', async () => {

@@ -24,8 +24,8 @@ export interface RetryHint {
   readonly delay: number;
   /** Epoch milliseconds to wait until: exactly `now + delay`. */
   readonly retryAt: number;
-  /** The header the hint came from. */
-  readonly source: RetryHintSource;
+  /** The header the hint came from, or `'hint'`: the client's `hint` option read it. */
+  readonly source: RetryHintSource | 'hint';
   /** The header's raw value, repeated fields joined with `', '`: for logs and events. */
   readonly value: string;
 }
@@ -118,6 +118,16 @@ function expectNow(now: number): void {
   if (typeof now !== 'number' || !Number.isFinite(now)) {
     throw new TypeError(`Expected now to be a finite number of epoch milliseconds, got ${String(now)}`);
   }
+}
+
+/**
+ * The hint a client's `hint` option gave (milliseconds from `now`), held to the same bounds as a
+ * header's: rounded up, at most {@link MAX_HINT_DELAY}; `undefined` for no number or a negative one.
+ */
+export function optionHint(ms: unknown, now: number): RetryHint | undefined {
+  if (typeof ms !== 'number' || ms < 0) return undefined;
+  const delay = clampDelay(ms);
+  return delay === undefined ? undefined : { delay, retryAt: now + delay, source: 'hint', value: String(ms) };
 }
 
 /** The hint a header's value gives, if it parses. */
