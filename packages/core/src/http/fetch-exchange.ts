@@ -105,7 +105,7 @@ class FetchExchange implements HttpExchange<Response> {
     // this request's alone; a signal in init may be shared by many requests.
     this.ownSignal = init.signal == null && request !== undefined;
     // A hedge sends a second copy of an attempt, as a retry does.
-    this.mayRetry = options.policy.retries > 0 || options.failover?.hedge !== undefined;
+    this.mayRetry = options.policy.retries > 0 || options.hedge !== undefined;
   }
 
   /** The caller's headers, read only when the engine needs them (an event, a failure, an option). */

@@ -23,7 +23,6 @@ import {
 } from '../events/emitter';
 import { claimRequestId, createRequestId } from '../events/request-id';
 import { type RequestOutcome, type RetrylineEventListener, summarizeError } from '../events/types';
-import type { BreakerOptions } from '../guard/breaker';
 import { type GuardKey, guardKeyOption } from '../guard/guard';
 import {
   admitFirstAtOnce,
@@ -57,19 +56,7 @@ import {
   type RetryRules,
   type TransportFailure,
 } from './classify';
-import {
-  type Balance,
-  type EndpointStats,
-  type EndpointsOption,
-  ended,
-  type Failover,
-  type HedgeOption,
-  hedgeDelay,
-  type Picked,
-  Route,
-  resolveFailover,
-  started,
-} from './endpoints';
+import type { Failover, Hedging } from './failover';
 import { type FaultAnswer, faultFor } from './fault';
 import { type HeadersLike, headerValue } from './headers';
 import {
@@ -81,6 +68,7 @@ import {
   resolveIdempotencyKey,
 } from './idempotency-key';
 import { originOf } from './origin';
+import { PLAN, type PlanHost, type Planner, type RequestPlan } from './plan';
 import { type HeaderRedaction, type HeaderSource, headerRedaction, redactHeaders, redactUrl } from './redact';
 import { optionHint, parseRetryHint } from './retry-hint';
 import { keepRetryInfo, keepSharedRetryInfo, type RetryInfo, type StoppedBy } from './retry-info';
@@ -197,49 +185,29 @@ export interface HttpRetryOptions extends PolicyOptions, GuardOptions {
    */
   guardKey?: GuardKey;
   /**
-   * Several base URLs for one service (or a function giving them per request): each attempt picks
-   * one (see `balance`), a retry prefers one that has not failed this request, and each endpoint has
-   * its own circuit breaker (see `endpointBreaker`): ejected while open, probed back in half-open.
-   * A relative URL is joined onto the picked base; an absolute URL on one endpoint's base is moved
-   * onto the picked one (so axios's `baseURL` or ky's `prefixUrl` may be the first endpoint); any
-   * other URL is left alone. The request's idempotency key and id go to every endpoint unchanged.
-   * Events name the endpoint of every attempt. A `{ url, weight }` sets a weight for `'weighted'`.
+   * Several base URLs for one service, a `failover()` value: each attempt picks one, a retry
+   * prefers one that has not failed the request, and each has its own circuit breaker. Relative
+   * URLs (and URLs on an endpoint's base) go to the picked endpoint; others are left alone.
    * @default none: every attempt goes to the request's own URL
    * @example
    * ```ts
-   * const api = retryFetch(fetch, { endpoints: ['https://a.api.example', 'https://b.api.example'] });
+   * const api = retryFetch(fetch, { endpoints: failover(['https://a.api.example', 'https://b.api.example']) });
    * await api('/v1/items');
    * ```
    */
-  endpoints?: EndpointsOption;
+  endpoints?: Failover;
   /**
-   * How an attempt picks its endpoint: `'two-choices'` draws two at random and takes the one with
-   * fewer requests in flight × lower moving-average latency; `'round-robin'` takes them in turn;
-   * `'weighted'` in turn by weight (smooth weighted round robin).
-   * @default 'two-choices'
-   */
-  balance?: Balance;
-  /**
-   * The rules of each endpoint's own circuit breaker (its state in the client's store, under the
-   * key `endpoint <base>`, so a shared store shares it). With every endpoint's breaker open, an
-   * attempt is refused with `CircuitOpenError`, nothing sent.
-   * @default { consecutiveFailures: 3, openMs: 5_000, failureRate: 0.5, windowSize: 20, minCalls: 10, halfOpenCalls: 1 }
-   */
-  endpointBreaker?: BreakerOptions;
-  /**
-   * Hedged requests, for idempotent methods only (never a POST, even keyed): when an attempt has
-   * not answered after the delay (a number of milliseconds, or `{ delay: 'p95' }`: its endpoint's
-   * observed p95 latency once it has 20 answers, `fallback` before), a second copy is sent, to
-   * another endpoint where there is one, and the first good answer is taken, the other cancelled.
-   * Each hedge takes one retry from the retry budget; a spent budget sends none. A one-shot body
-   * is never hedged.
-   * @default false
+   * Hedged requests, a `hedging()` value: an idempotent attempt still unanswered after its delay
+   * gets a second copy (to another endpoint where there is one); the first good answer is taken,
+   * the other cancelled. Each hedge takes a retry from the retry budget. `false` on a request
+   * turns its client's hedging off for it.
+   * @default none
    * @example
    * ```ts
-   * retryFetch(fetch, { endpoints, hedge: { delay: 'p95', fallback: 200 } });
+   * retryFetch(fetch, { hedge: hedging({ delay: 'p95', fallback: 200 }) });
    * ```
    */
-  hedge?: HedgeOption;
+  hedge?: Hedging | false;
   /**
    * Reads a wait from a failed response in a provider's own headers (`retry-after-ms`, a reset
    * given as a duration): milliseconds from `now`, or `undefined` to fall back to the standard
@@ -427,7 +395,6 @@ function resolveOptions(input: HttpRetryOptions | undefined) {
   const requestId = CALL_OPTIONS.requestId(own(options, 'requestId'));
   const hint = own(options, 'hint');
   if (hint !== undefined && typeof hint !== 'function') throw invalid('hint', 'a function', hint);
-  const failover = resolveFailover(options, own(options, 'store'));
   return {
     policy,
     rules,
@@ -442,7 +409,9 @@ function resolveOptions(input: HttpRetryOptions | undefined) {
     onEvent: CALL_OPTIONS.onEvent(own(options, 'onEvent')) as RetrylineEventListener | undefined,
     requestId,
     hint: hint as HttpRetryOptions['hint'],
-    failover: failover as Failover | undefined,
+    endpoints: planValue(own(options, 'endpoints'), 'endpoints', 'failover'),
+    hedge: planValue(own(options, 'hedge'), 'hedge', 'hedging'),
+    store: own(options, 'store'),
     guards: resolveGuards(
       options,
       { own: HTTP_OWN_GUARDS, pacing: true },
@@ -614,7 +583,8 @@ function sendsFirstAtOnce(
     (signal === undefined ||
       (!signal.aborted && (exchange.ownSignal === true || options.policy.timeout !== undefined))) &&
     options.policy.deadline === undefined &&
-    options.failover === undefined &&
+    options.endpoints === undefined &&
+    options.hedge === undefined &&
     (options.key === undefined || IDEMPOTENT_METHODS.includes(method)) &&
     options.requestIdHeader === undefined &&
     options.attemptHeader === undefined &&
@@ -642,47 +612,20 @@ function readResponse<R>(exchange: HttpExchange<R>, options: ResolvedHttpOptions
   return { response, failed, hint, spentUntil };
 }
 
-/** One copy of a hedged attempt (or the attempt itself), as its hedge race tracks it. */
-interface HedgeRun<R> {
-  readonly picked: Picked | undefined;
-  /** Where it was sent, when not the request's own URL. */
-  readonly url: string | undefined;
-  readonly hedge: boolean;
-  cancelled: boolean;
-  done: boolean;
-  at?: number;
-  controller?: AbortController;
-  settled?: Promise<AttemptResult<R>>;
+/**
+ * A `failover()` or `hedging()` value given as option `name` (`kind` is its factory's name); a
+ * clear error for anything else (`endpoints: ['https://a.example']` included).
+ */
+function planValue(value: unknown, name: string, kind: string): object | undefined {
+  // `hedge: false` on one request turns off its client's hedging.
+  if (value === undefined || (value === false && name === 'hedge')) return undefined;
+  if (
+    (value as { [PLAN]?: unknown; kind?: unknown } | null)?.[PLAN] &&
+    (value as { kind: unknown }).kind === kind
+  )
+    return value as object;
+  throw invalid(name, `a ${kind}() value: import { ${kind} } from your adapter`, value);
 }
-
-// The mark of an attempt a hedge answered, in its attempt-end.
-const ANSWERED_BY_HEDGE = { answeredBy: 'hedge' } as const;
-// What the hedge delay's timer resolves with.
-const LATE = Symbol('late');
-const CANCELLED_TIMER = 'cancelled';
-// What the copy that lost a hedge race is aborted with: it never reaches the caller.
-const HEDGE_CANCELLED_MESSAGE = 'Cancelled: the other copy of this hedged attempt answered first';
-const HEDGE_ANSWERED = /* @__PURE__ */ Object.assign(new Error(HEDGE_CANCELLED_MESSAGE), {
-  name: 'AbortError',
-});
-
-const answerOf = <R>(result: AttemptResult<R>): R => {
-  if (result.ok) return result.value;
-  throw result.error;
-};
-
-/** What a refusal before `context`'s attempt says of the request so far. */
-const unsentDetails = (context: LoopAttempt) => ({
-  attempts: context.attempt - 1,
-  totalDelay: context.totalDelay,
-  cause: context.previousError,
-});
-
-const ignore = () => {};
-/** Lets a store call finish on its own: its answer and its failure matter to nobody now. */
-const forget = (pending: Promise<unknown> | undefined): void => {
-  pending?.catch(ignore);
-};
 
 /** The attempt loop of a request, set up around its `first` attempt when that was already made. */
 function runLoop<R>(
@@ -734,14 +677,8 @@ class HttpRequest<R> {
   // attempt is prepared while one is there; an attempt nobody listens to is never faulted.
   #faultOf = 0;
   #fault: ((attempt: HttpAttempt) => Promise<R>) | undefined;
-  // Endpoint failover and hedging (see endpoints.ts): the routes of a request whose URL is on the
-  // endpoints, the endpoints that failed it so far, the one picked for the attempt being made, and
-  // the send whose answer the attempt returned (a hedge's, when it answered first).
-  readonly #failover: Failover | undefined;
-  readonly #route: Route | undefined;
-  readonly #tried = new Set<string>();
-  #picked: Picked | undefined;
-  #answer: HedgeRun<R> | undefined;
+  // Endpoint failover and hedging, when the client has them (see failover.ts).
+  readonly #plan: RequestPlan<R> | undefined;
   readonly #idOf = () => {
     this.#requestId ??= createRequestId();
     return this.#requestId;
@@ -777,17 +714,11 @@ class HttpRequest<R> {
     if (requestIdHeader && callerRequestId === undefined) this.#added[requestIdHeader] = this.#idOf();
     this.#attemptHeaders = this.#added;
     this.#emit = createEmitter(options.onEvent, this.#idOf, policy.clock);
-    const { failover } = options;
-    this.#failover = failover;
+    const planner = (options.endpoints ?? options.hedge) as { [PLAN]?: Planner } | undefined;
+    this.#plan = planner?.[PLAN]?.(this.#host(), options.endpoints, options.hedge);
     // A request on the endpoints is guarded as the service's: its URL on the first endpoint.
-    let guarded = request;
-    if (failover) {
-      const route = new Route(failover, request, policy.random, this.#emit, this.#label);
-      if (route.routed) {
-        this.#route = route;
-        guarded = { method, url: route.serviceUrl };
-      }
-    }
+    const serviceUrl = this.#plan?.serviceUrl;
+    const guarded = serviceUrl === undefined ? request : { method, url: serviceUrl };
     this.#hooks = anyGuard(guards)
       ? guardHooks(guards, { request: guarded, policy, emit: this.#emit, label: this.#label })
       : undefined;
@@ -841,7 +772,7 @@ class HttpRequest<R> {
     const exchange = this.#exchange;
     return (
       classifyTransportError(error, {
-        url: this.#answer?.url ?? exchange.url,
+        url: this.#plan?.sentTo() ?? exchange.url,
         redirected: exchange.redirected?.(error),
       }) ?? (exchange.judgeUnknown?.(error) ? unknownFailure(error) : undefined)
     );
@@ -1018,21 +949,19 @@ class HttpRequest<R> {
         return {
           headers: redactHeaders({ ...this.#callerHeaders(), ...this.#headersFor(context) }, redacted),
           ...(this.#fault && INJECTED),
-          ...(this.#picked && { endpoint: this.#picked.name }),
+          ...this.#plan?.startFields(),
         };
       },
       run: (context) => {
-        const picked = this.#picked;
         const attempt: HttpAttempt = {
           attempt: context.attempt,
           signal: context.signal,
           headers: this.#headersFor(context),
-          ...(picked && { url: picked.url }),
         };
         if (this.#faultOf !== context.attempt) this.#fault = undefined;
         const fault = this.#fault;
         if (fault) return fault(attempt);
-        return this.#failover ? this.#send(context, attempt, picked) : exchange.send(attempt);
+        return this.#plan ? this.#plan.send(context, attempt) : exchange.send(attempt);
       },
       judge: (outcome, context, timedOut) => this.#judge(outcome, context, timedOut),
       // The attempt described is the one just run: its fault, if any, is still this.#fault (unless
@@ -1040,8 +969,7 @@ class HttpRequest<R> {
       describe: (outcome) => ({
         ...this.#describe(outcome),
         ...(this.#fault && INJECTED),
-        ...(this.#answer?.picked && { endpoint: this.#answer.picked.name }),
-        ...(this.#answer?.hedge && ANSWERED_BY_HEDGE),
+        ...this.#plan?.endFields(),
       }),
       refuse: () =>
         exchange.replayable
@@ -1051,272 +979,30 @@ class HttpRequest<R> {
             ),
       onRetry: this.#onRetry(),
       discard: (response) => exchange.discard(response),
-      admit: this.#route ? (context) => this.#admit(context) : hooks?.admit,
+      ...(this.#plan?.hooks(hooks) ?? {
+        admit: hooks?.admit,
+        record: hooks?.record,
+        abandon: hooks?.abandon,
+      }),
       release: hooks?.release,
-      record: this.#route ? (health) => this.#record(health) : hooks?.record,
-      abandon: this.#route ? () => this.#abandon() : hooks?.abandon,
       allowRetry: hooks?.allowRetry,
       takeWaits: hooks?.takeWaits,
     };
   }
 
-  /**
-   * Picks the attempt's endpoint, then asks the client's guards. A pick every endpoint's breaker
-   * refuses is a `breaker-open` refusal, nothing sent; a guard's refusal frees the endpoint's probe.
-   */
-  #admit(context: LoopAttempt): Promise<Refusal | undefined> {
-    const route = this.#route as Route;
-    const { clock } = this.#options.policy;
-    const now = () => clock.now();
-    return route.pick(this.#tried, now, unsentDetails(context)).then(
-      (picked) => {
-        this.#picked = picked;
-        const refused = (refusal: Refusal | undefined) => {
-          if (refusal) {
-            this.#picked = undefined;
-            forget(route.record(picked, 'ignored', now()));
-          }
-          return refusal;
-        };
-        const guarded = this.#hooks?.admit(context);
-        return guarded instanceof Promise ? guarded.then(refused) : refused(guarded);
-      },
-      (error: unknown) => {
-        if (!isRetrylineError(error, 'CircuitOpenError')) throw error;
-        this.#picked = undefined;
-        return { outcome: 'breaker-open' as const, error };
-      },
-    );
-  }
-
-  /** The attempt's health, for the client's guards and for the breaker of the endpoint that answered. */
-  #record(health: Health): Promise<void> | undefined {
-    const answered = this.#answer?.picked ?? this.#picked;
-    this.#answer = undefined;
-    this.#picked = undefined;
-    const guarded = this.#hooks?.record(health);
-    if (!answered) return guarded;
-    if (health === 'failure') this.#tried.add(answered.endpoint.base);
-    const recorded = (this.#route as Route).record(answered, health, this.#options.policy.clock.now());
-    return guarded && recorded
-      ? Promise.all([guarded, recorded]).then(() => undefined)
-      : (guarded ?? recorded);
-  }
-
-  /** The attempt ended with nothing to count (an abort): its endpoint's probe place is freed. */
-  #abandon(): Promise<void> | undefined {
-    const picked = this.#answer?.picked ?? this.#picked;
-    this.#answer = undefined;
-    this.#picked = undefined;
-    if (picked) forget((this.#route as Route).record(picked, 'ignored', this.#options.policy.clock.now()));
-    return this.#hooks?.abandon();
-  }
-
-  /** Whether the client's response is a failure (not a good answer to take). */
-  #failed(value: R): boolean {
-    const exchange = this.#exchange;
-    return exchange.failed ? exchange.failed(value) : exchange.inspect(value).status >= 400;
-  }
-
-  /**
-   * Sends an attempt with failover or hedging on: counted in its endpoint's load and latencies, and
-   * hedged once it is late, when the request may be.
-   */
-  #send(context: LoopAttempt, attempt: HttpAttempt, picked: Picked | undefined): Promise<R> {
-    const failover = this.#failover as Failover;
-    const stats = picked?.stats ?? failover.pool.of(originOf(this.#exchange.url));
-    const run: HedgeRun<R> = { picked, url: attempt.url, hedge: false, cancelled: false, done: false };
-    this.#answer = run;
-    const method = this.#method;
-    // Never a request that is not idempotent by its method (a keyed POST included: two copies in
-    // flight at once is what its key's store answers with a conflict), nor a one-shot body.
-    const hedgeable =
-      failover.hedge !== undefined &&
-      this.#exchange.replayable &&
-      IDEMPOTENT_METHODS.includes(method) &&
-      this.#options.rules.methods.has(method);
-    const delay = hedgeable ? hedgeDelay(failover, stats) : undefined;
-    if (delay === undefined) return this.#tracked(stats, attempt, run);
-    return this.#hedged(context, attempt, run, stats, delay);
-  }
-
-  /** One send, counted in its endpoint's load, and its latency once it is answered. */
-  #tracked(stats: EndpointStats, attempt: HttpAttempt, run: HedgeRun<R>): Promise<R> {
-    const { clock } = this.#options.policy;
-    const at = clock.now();
-    run.at = at;
-    started(stats);
-    let sent: Promise<R>;
-    try {
-      sent = this.#exchange.send(attempt);
-    } catch (error) {
-      sent = Promise.reject(error);
-    }
-    return sent.then(
-      (value) => {
-        run.done = true;
-        ended(stats, clock.now() - at, run.cancelled ? undefined : !this.#failed(value));
-        return value;
-      },
-      (error: unknown) => {
-        run.done = true;
-        ended(stats, clock.now() - at, run.cancelled ? undefined : false);
-        throw error;
-      },
-    );
-  }
-
-  /**
-   * The hedged send (Dean and Barroso, "The Tail at Scale", CACM 56(2), 2013): the attempt goes
-   * out; if it has not answered after `delay`, and the retry budget gives a retry for it, a second
-   * copy goes to another endpoint where there is one. The first good answer is taken (or, when
-   * neither is good, the first that is a response), the other cancelled and its response freed.
-   */
-  async #hedged(
-    context: LoopAttempt,
-    attempt: HttpAttempt,
-    primary: HedgeRun<R>,
-    stats: EndpointStats,
-    delay: number,
-  ): Promise<R> {
-    const { clock } = this.#options.policy;
-    const first = this.#launch(context, attempt, primary, stats);
-    const timer = new AbortController();
-    const late = await Promise.race([
-      first,
-      clock.sleep(delay, timer.signal).then(
-        () => LATE,
-        () => LATE,
-      ),
-    ]);
-    timer.abort(CANCELLED_TIMER);
-    const hedge = late === LATE ? await this.#hedge(context, primary, delay) : undefined;
-    if (!hedge) return answerOf(await first);
-    this.#hedgeEvent(context, hedge, attempt);
-    this.#launch(context, attempt, hedge, hedge.picked?.stats ?? stats);
-    return this.#race(context, attempt, primary, hedge);
-  }
-
-  /** Sends one copy of a hedged attempt, with its own signal (the attempt's abort reaches it). */
-  #launch(context: LoopAttempt, attempt: HttpAttempt, run: HedgeRun<R>, on: EndpointStats) {
-    const outer = context.signal;
-    const controller = new AbortController();
-    run.controller = controller;
-    // The caller's abort, the deadline and the attempt's timeout reach both copies.
-    const follow = () => controller.abort(outer?.reason);
-    if (outer?.aborted) follow();
-    else outer?.addEventListener('abort', follow, { once: true });
-    const sent = {
-      ...attempt,
-      signal: controller.signal,
-      ...(run.url === undefined ? {} : { url: run.url }),
+  /** What a failover or hedging plan may use of this request (see plan.ts). */
+  #host(): PlanHost<R> {
+    return {
+      exchange: this.#exchange,
+      options: this.#options,
+      method: this.#method,
+      label: this.#label,
+      emit: this.#emit,
+      hooks: () => this.#hooks,
+      transportFailure: (error) => this.#classifyFailure(error) !== undefined,
+      describe: (result) => this.#describe(result),
+      callerHeaders: () => this.#callerHeaders(),
     };
-    run.settled = this.#tracked(on, sent, run).then(
-      (value) => ({ ok: true as const, value }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
-    return run.settled;
-  }
-
-  /**
-   * The hedge of a late attempt, if one goes: to another endpoint where there is one, with a retry
-   * from the budget. `undefined` when the attempt answered meanwhile, was aborted, or the budget
-   * (or every other endpoint's breaker) says no.
-   */
-  async #hedge(context: LoopAttempt, primary: HedgeRun<R>, delay: number): Promise<HedgeRun<R> | undefined> {
-    const { clock } = this.#options.policy;
-    const route = this.#route;
-    if (primary.done || context.signal?.aborted) return undefined;
-    let to: Picked | undefined;
-    if (route && primary.picked) {
-      try {
-        const avoid = new Set([...this.#tried, primary.picked.endpoint.base]);
-        to = await route.pick(avoid, () => clock.now(), unsentDetails(context));
-      } catch {
-        return undefined;
-      }
-    }
-    const summary = `${this.#label} had not answered after ${Math.round(delay)} ms`;
-    const allowed = (await this.#hooks?.allowHedge(summary)) ?? true;
-    if (!allowed || primary.done || context.signal?.aborted) {
-      if (to && route) forget(route.record(to, 'ignored', clock.now()));
-      return undefined;
-    }
-    return { picked: to, url: to?.url ?? primary.url, hedge: true, cancelled: false, done: false };
-  }
-
-  /**
-   * The first good answer of the two copies (or, when neither is good, the first that is a
-   * response): the other is cancelled, its response freed, and its endpoint told how it went.
-   */
-  async #race(context: LoopAttempt, attempt: HttpAttempt, primary: HedgeRun<R>, hedge: HedgeRun<R>) {
-    const settled = (run: HedgeRun<R>) => run.settled as Promise<AttemptResult<R>>;
-    const tag = (run: HedgeRun<R>) => settled(run).then((result) => ({ run, result }));
-    const one = await Promise.race([tag(primary), tag(hedge)]);
-    let won = one;
-    if (!this.#good(one.result)) {
-      const two = await tag(one.run === primary ? hedge : primary);
-      if (this.#good(two.result) || (two.result.ok && !one.result.ok)) won = two;
-    }
-    const lost = won.run === primary ? hedge : primary;
-    if (!lost.done) {
-      lost.cancelled = true;
-      lost.controller?.abort(HEDGE_ANSWERED);
-    }
-    settled(lost).then((result) => {
-      if (result.ok && result !== won.result) this.#exchange.discard(result.value);
-      const route = this.#route;
-      if (route && lost.picked) {
-        const health = lost.cancelled ? 'ignored' : this.#healthOf(result);
-        if (health === 'failure') this.#tried.add(lost.picked.endpoint.base);
-        forget(route.record(lost.picked, health, this.#options.policy.clock.now()));
-      }
-      if (lost.hedge) this.#hedgeEvent(context, lost, attempt, result);
-    });
-    if (won.run.hedge) this.#hedgeEvent(context, won.run, attempt, won.result);
-    this.#answer = won.run;
-    return answerOf(won.result);
-  }
-
-  #good(result: AttemptResult<R>): boolean {
-    return result.ok && !this.#failed(result.value);
-  }
-
-  /** How a copy that lost the race reflects on its endpoint: a transport failure or a transient status fails it. */
-  #healthOf(result: AttemptResult<R>): Health {
-    if (!result.ok) return this.#classifyFailure(result.error) ? 'failure' : 'ignored';
-    if (!this.#failed(result.value)) return 'success';
-    return this.#options.rules.statuses.has(this.#exchange.inspect(result.value).status)
-      ? 'failure'
-      : 'ignored';
-  }
-
-  /** A hedge's own `attempt-start` (no `result`) or `attempt-end`, beside the attempt it hedges. */
-  #hedgeEvent(context: LoopAttempt, run: HedgeRun<R>, attempt: HttpAttempt, result?: AttemptResult<R>): void {
-    const emit = this.#emit;
-    if (!emit.listening()) return;
-    const endpoint = run.picked && { endpoint: run.picked.name };
-    if (result === undefined) {
-      emit({
-        type: 'attempt-start',
-        attempt: context.attempt,
-        hedge: true,
-        headers: redactHeaders({ ...this.#callerHeaders(), ...attempt.headers }, this.#options.redacted),
-        ...endpoint,
-      });
-      return;
-    }
-    const good = this.#good(result);
-    emit({
-      type: 'attempt-end',
-      attempt: context.attempt,
-      hedge: true,
-      outcome: run.cancelled ? 'aborted' : good ? 'success' : 'error',
-      duration: this.#options.policy.clock.now() - (run.at ?? 0),
-      ...(run.cancelled ? {} : this.#describe(result)),
-      ...(!result.ok && !run.cancelled ? { error: summarizeError(result.error) } : {}),
-      ...endpoint,
-    });
   }
 
   async run(): Promise<{ response: R; info: RetryInfo }> {
