@@ -951,6 +951,40 @@ describe('runHttpRequest', () => {
       expect(seen[0]?.headers).toBe(headersOf(0));
     });
 
+    it('reads a wait from the `hint` option first, held to maxRetryAfter like any server hint', async () => {
+      const ms = ({ headers }: { headers: Headers }) => {
+        const value = headers.get('retry-after-ms');
+        return value === null ? undefined : Number(value);
+      };
+      const hint = ms as unknown as HttpRetryOptions['hint'];
+      const first = setup([res(503, { 'retry-after-ms': '2500', 'retry-after': '9' }), res(200)], {
+        options: { hint },
+      });
+      await first.finish();
+      // A server's wait, plus up to a tenth of it so clients told the same wait spread out.
+      const waited = (times: number[]) => (times[1] as number) - (times[0] as number);
+      expect(waited(first.sendTimes)).toBeGreaterThanOrEqual(2500);
+      expect(waited(first.sendTimes)).toBeLessThanOrEqual(2750);
+      // Nothing read (or nothing usable): the standard headers, then the backoff.
+      for (const value of [undefined, 'soon', '-5']) {
+        const headers: Record<string, string> = { 'retry-after': '9' };
+        if (value !== undefined) headers['retry-after-ms'] = value;
+        const fallback = setup([res(503, headers), res(200)], { options: { hint } });
+        await fallback.finish();
+        expect(waited(fallback.sendTimes)).toBeGreaterThanOrEqual(9000);
+        expect(waited(fallback.sendTimes)).toBeLessThanOrEqual(9900);
+      }
+      const long = setup([res(503, { 'retry-after-ms': '120000' }), res(200)], {
+        options: { hint, maxRetryAfter: 60_000 },
+      });
+      // Handed back as it came, the wait refused: the 503 and its info say why.
+      expect((await long.finish()).value?.info).toMatchObject({
+        stoppedBy: 'retry-after-too-long',
+        retryAt: T0 + 120_000,
+      });
+      expect(long.sends).toHaveLength(1);
+    });
+
     it('stops at once when the predicate says no, and rejects with what it throws', async () => {
       const no = setup([res(503), res(200)], { options: { retryOn: () => false } });
       expect((await no.finish()).value?.info.outcome).toBe('not-retryable');
