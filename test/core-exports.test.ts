@@ -1,15 +1,17 @@
 // Every name @retryline/core exports, entry by entry, written out: adding, moving or dropping one
 // fails here, so each export is a decision and not an accident. The root is what an application
 // author uses and stays small (≤ 70 names, values and types together); adapter authors, store
-// authors and instrumentation have a subpath each. Values are read from the modules themselves;
-// types from the TypeScript compiler's view of each entry file, so a type re-exported by mistake
-// counts as much as a function.
+// authors, instrumentation and the provider presets have a subpath each. Values are read from the
+// modules themselves; types from the TypeScript compiler's view of each entry file, so a type
+// re-exported by mistake counts as much as a function.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as axiosAdapter from '@retryline/axios';
 import * as root from '@retryline/core';
 import * as adapter from '@retryline/core/adapter';
+import * as failoverEntry from '@retryline/core/failover';
 import * as instrument from '@retryline/core/instrument';
+import * as presets from '@retryline/core/presets';
 import * as store from '@retryline/core/store';
 import * as fetchAdapter from '@retryline/fetch';
 import * as kyAdapter from '@retryline/ky';
@@ -254,6 +256,29 @@ const ENTRIES: readonly Entry[] = [
       'EventLogLine',
     ],
   },
+  {
+    subpath: './presets',
+    source: './src/entry/presets.ts',
+    module: presets,
+    values: [
+      // Ready options for the APIs people call most, as one object and each on its own.
+      'presets',
+      'stripePreset',
+      'githubPreset',
+      'awsPreset',
+      'googleCloudPreset',
+      'openaiPreset',
+    ],
+    types: ['StripePresetOptions'],
+  },
+  {
+    subpath: './failover',
+    source: './src/entry/failover.ts',
+    module: failoverEntry,
+    // Several base URLs for one service, and hedged requests: values a client imports when it wants them.
+    values: ['failover', 'hedging'],
+    types: ['Balance', 'EndpointSpec', 'Failover', 'FailoverOptions', 'Hedging', 'HedgingOptions'],
+  },
 ];
 
 const coreDir = fileURLToPath(new URL('../packages/core/', import.meta.url));
@@ -312,6 +337,27 @@ describe('@retryline/core exports', () => {
     const module = adapter as Record<string, unknown>;
     for (const name of Object.keys(root))
       expect(module[name], name).toBe((root as Record<string, unknown>)[name]);
+  });
+
+  it.each([
+    ['@retryline/fetch', fetchAdapter],
+    ['@retryline/axios', axiosAdapter],
+    ['@retryline/ky', kyAdapter],
+  ] as const)('%s re-exports `presets`, and no preset function on its own', (_name, adapter) => {
+    const module = adapter as Record<string, unknown>;
+    expect(module.presets).toBe(presets.presets);
+    for (const name of Object.keys(presets).filter((name) => name !== 'presets'))
+      expect(module[name], name).toBeUndefined();
+  });
+
+  it.each([
+    ['@retryline/fetch', fetchAdapter],
+    ['@retryline/axios', axiosAdapter],
+    ['@retryline/ky', kyAdapter],
+  ] as const)('%s re-exports `failover` and `hedging`', (_name, adapter) => {
+    const module = adapter as Record<string, unknown>;
+    expect(module.failover).toBe(failoverEntry.failover);
+    expect(module.hedging).toBe(failoverEntry.hedging);
   });
 
   it('lists each entry in package.json exports, with the same conditions as the root', () => {
