@@ -78,7 +78,11 @@ describe('what the page hook carries', () => {
     expect(paths).toEqual(
       expect.arrayContaining(['extension/src/model/filter.ts', 'extension/src/model/start-row.ts']),
     );
-    for (const panelOnly of ['extension/src/model/timeline.ts', 'extension/src/model/gate-lane.ts']) {
+    for (const panelOnly of [
+      'extension/src/model/timeline.ts',
+      'extension/src/model/gate-lane.ts',
+      'extension/src/model/attempt-terms.ts',
+    ]) {
       expect(paths, panelOnly).not.toContain(panelOnly);
     }
     // The filter box's hint (model/filter.ts's FILTER_HELP) is the panel's.

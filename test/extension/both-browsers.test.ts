@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toRecording } from '../../extension/src/model/export';
-import { API, gateScenario } from '../../extension/src/model/fixtures';
+import { toHar, toRecording } from '../../extension/src/model/export';
+import { API, EU, gateScenario, hedgeScenario, US } from '../../extension/src/model/fixtures';
+import { foldTimeline } from '../../extension/src/model/timeline';
 import {
   type BrowserTab,
   EXTENSION_DIST,
@@ -88,6 +89,25 @@ const shownRows = () =>
     attempts: row.querySelectorAll('[data-testid="attempt-bar"]').length,
     waits: [...row.querySelectorAll('[data-testid="wait"]')].map((wait) => wait.getAttribute('data-kind')),
   }));
+/** Each row's attempt bars and hedge bars, placed within the row (px from its top). */
+const barsByRow = () =>
+  [...document.querySelectorAll('[data-testid="request-row"]')].map((row) => {
+    const box = row.getBoundingClientRect();
+    const place = (bar: Element) => {
+      const at = bar.getBoundingClientRect();
+      return { top: at.top - box.top, bottom: at.bottom - box.top, title: bar.getAttribute('title') ?? '' };
+    };
+    return {
+      id: row.getAttribute('data-request-id'),
+      height: box.height,
+      attempts: [...row.querySelectorAll('[data-testid="attempt-bar"]')].map(place),
+      hedges: [...row.querySelectorAll('[data-hedge="true"]')].map(place),
+    };
+  });
+const openRow = (id: string) =>
+  (document.querySelector(`[data-testid="request-row"][data-request-id="${id}"]`) as HTMLElement).click();
+const detailEndpoints = () =>
+  [...document.querySelectorAll('[data-testid="detail-endpoint"]')].map((element) => element.textContent);
 const separators = () =>
   [...document.querySelectorAll('[data-testid="navigation"]')].map((element) => element.textContent ?? '');
 const probeLabels = (key: string) =>
@@ -216,6 +236,35 @@ describe.each(browsers)('the Retryline extension in $name', ({ dir, launch, prox
       'probe 503: still failing',
       'probe 200: recovered',
     ]);
+    await panel.close();
+  }, 30_000);
+
+  it('draws an imported HAR’s hedges beside the attempts they hedged, and names every attempt’s endpoint', async () => {
+    const panel = await openPanel();
+    await panel.evaluate(importText, JSON.stringify(toHar(foldTimeline(hedgeScenario()))));
+    await expect.poll(() => panel.evaluate(panelRows), { timeout: 10_000 }).toBe(3);
+    const [h1, h2, h3] = await panel.evaluate(barsByRow);
+    expect([h1?.attempts.length, h2?.attempts.length, h3?.attempts.length]).toEqual([2, 1, 1]);
+    expect([h1?.hedges.length, h2?.hedges.length, h3?.hedges.length]).toEqual([1, 1, 0]);
+    // Both bars of a hedged attempt lie within the row, the hedge's below its attempt's.
+    for (const row of [h1, h2]) {
+      const attempt = row?.attempts.at(-1);
+      const hedge = row?.hedges[0];
+      if (!row || !attempt || !hedge) throw new Error('no bars');
+      expect(hedge.top).toBeGreaterThanOrEqual(attempt.bottom);
+      expect(attempt.top).toBeGreaterThanOrEqual(0);
+      expect(hedge.bottom).toBeLessThanOrEqual(row.height);
+      expect(hedge.title).toMatch(/^hedge of attempt \d: .* · to https:\/\/eu\.api\.example$/);
+    }
+    expect(h1?.attempts[1]?.title).toMatch(
+      /^attempt 2: cancelled: hedge answered · .* · to https:\/\/us\.api\.example$/,
+    );
+    await panel.evaluate(openRow, 'h1');
+    await expect
+      .poll(() => panel.evaluate(detailEndpoints))
+      .toEqual([`Endpoint: ${EU}`, `Endpoint: ${US}`, `Endpoint: ${EU}`]);
+    await panel.evaluate(setFilter, 'endpoint:us.api -is:retried');
+    await expect.poll(async () => (await panel.evaluate(shownRows)).map((row) => row.id)).toEqual(['h2']);
     await panel.close();
   }, 30_000);
 

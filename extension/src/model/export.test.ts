@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { TimelineEntry } from '../shared/protocol';
 import {
+  ANSWERED_BY_HEDGE_COMMENT,
   type Har,
+  HEDGE_COMMENT,
   INJECTED_COMMENT,
   parseImport,
   RETRYLINE_VERSION,
@@ -12,12 +14,15 @@ import {
 import {
   API,
   crossFrameScenario,
+  EU,
   ev,
   FRAME_ORIGIN,
   gateScenario,
+  hedgeScenario,
   injectedScenario,
   ORIGIN,
   scenario,
+  US,
 } from './fixtures';
 import { foldTimeline, type Timeline } from './timeline';
 
@@ -630,5 +635,110 @@ describe('attempts answered by a fault injected from the panel', () => {
       [2, true],
       [3, false],
     ]);
+  });
+});
+
+describe('attempts sent to endpoints, and their hedges', () => {
+  const timeline = foldTimeline(hedgeScenario());
+  /** Each attempt and hedge of each row: its number, whether a hedge, its endpoint, who answered it. */
+  const sent = (t: Timeline) =>
+    t.rows.map((row) => [
+      row.requestId,
+      [...row.attempts, ...row.hedges].map((a) => [a.n, a.hedge ?? false, a.endpoint, a.answeredBy]),
+    ]);
+
+  it('give a hedge its own HAR entry after its attempt’s, not counted among the attempts', () => {
+    const entries = toHar(timeline).log.entries;
+    expect(
+      entries.map(({ _retry: r }) => [r.requestId, r.attempt, r.hedge ?? false, r.endpoint, r.attempts]),
+    ).toEqual([
+      ['h1', 1, false, EU, 2],
+      ['h1', 2, false, US, 2],
+      ['h1', 2, true, EU, 2],
+      ['h2', 1, false, US, 1],
+      ['h2', 1, true, EU, 1],
+      ['h3', 1, false, undefined, 1],
+    ]);
+    expect(entries[5]?._retry).not.toHaveProperty('endpoint');
+  });
+
+  it('say in the HAR which attempt its hedge answered for, and which entries are hedges', () => {
+    const entries = toHar(timeline).log.entries;
+    expect(entries.map((entry) => entry._retry.answeredBy)).toEqual([
+      undefined,
+      'hedge',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(entries.map((entry) => entry.comment)).toEqual([
+      undefined,
+      ANSWERED_BY_HEDGE_COMMENT,
+      HEDGE_COMMENT,
+      undefined,
+      HEDGE_COMMENT,
+      undefined,
+    ]);
+    // The wait before attempt 2 is told on its entry, not again on its hedge's.
+    expect(entries[1]?._retry.waitBefore?.delay).toBe(100);
+    expect(entries[2]?._retry).not.toHaveProperty('waitBefore');
+    expect(entries[4]?._retry).toMatchObject({ attemptOutcome: 'aborted', start: 6350, end: 6372 });
+  });
+
+  it('survive HAR export and import, and a JSON recording', () => {
+    const har = JSON.stringify(toHar(timeline));
+    expect(parseImport(har)).toMatchObject({ format: 'har', skipped: 0 });
+    const fromHar = foldTimeline(imported(har));
+    expect(sent(fromHar)).toEqual(sent(timeline));
+    expect(shown(fromHar)).toEqual(shown(timeline));
+    const fromJson = foldTimeline(imported(JSON.stringify(toRecording(hedgeScenario(), 'tab 1'))));
+    expect(shown(fromJson)).toEqual(shown(timeline));
+  });
+
+  it('fold back from a row’s events, each hedge as its own pair beside its attempt', () => {
+    const [h1] = timeline.rows;
+    if (!h1) throw new Error('fixture');
+    expect(
+      foldTimeline(rowEvents(h1).map((event) => ({ type: 'event', event, origin: ORIGIN }))).rows,
+    ).toEqual([h1]);
+    const pairs = rowEvents(h1).flatMap((event) =>
+      event.type === 'attempt-start' || event.type === 'attempt-end'
+        ? [[event.type, event.attempt, event.hedge ?? false, event.endpoint]]
+        : [],
+    );
+    expect(pairs).toEqual([
+      ['attempt-start', 1, false, EU],
+      ['attempt-end', 1, false, EU],
+      ['attempt-start', 2, false, US],
+      ['attempt-end', 2, false, US],
+      ['attempt-start', 2, true, EU],
+      ['attempt-end', 2, true, EU],
+    ]);
+  });
+
+  it.each([
+    ['an endpoint that is no string', { endpoint: { toString: 'https://evil.example' } }],
+    ['a hedge mark that is no true', { hedge: 'yes' }],
+    ['an answerer core does not name', { answeredBy: '<img src=x onerror=alert(1)>' }],
+  ])('skip on import a HAR entry’s events with %s, as the schema skips such an event', (_, patch) => {
+    const har = JSON.parse(JSON.stringify(toHar(timeline)));
+    Object.assign(har.log.entries[1]._retry, patch);
+    const text = JSON.stringify(har);
+    expect(parseImport(text)).toMatchObject({ format: 'har', skipped: 1 });
+    expect(text).toContain('_retry');
+    const [h1] = foldTimeline(imported(text)).rows;
+    expect(JSON.stringify(h1)).not.toContain('evil');
+    expect(JSON.stringify(h1)).not.toContain('onerror');
+  });
+
+  it('cut an imported endpoint as a URL is cut, and strip its credentials', () => {
+    const har = JSON.parse(JSON.stringify(toHar(timeline)));
+    har.log.entries[0]._retry.endpoint = `https://svc:s3cret@eu.api.example/${'a'.repeat(5000)}`;
+    const [h1] = foldTimeline(imported(JSON.stringify(har))).rows;
+    const endpoint = h1?.attempts[0]?.endpoint ?? '';
+    expect(endpoint).toHaveLength(2048);
+    expect(endpoint.startsWith('https://eu.api.example/aaa')).toBe(true);
+    expect(endpoint).not.toContain('s3cret');
   });
 });

@@ -20,16 +20,17 @@ import { frameKey } from '../shared/frame-key';
 import type { TimelineEntry, Truncation } from '../shared/protocol';
 import { validateEvent } from '../shared/schema';
 import type { GateMark } from './gate-lane';
-import type {
-  AttemptRow,
-  AttemptState,
-  BreakerStateName,
-  GuardWaitRow,
-  NavigationMark,
-  RequestRow,
-  RowOutcome,
-  Timeline,
-  WaitRow,
+import {
+  type AttemptRow,
+  type AttemptState,
+  attemptsAndHedges,
+  type BreakerStateName,
+  type GuardWaitRow,
+  type NavigationMark,
+  type RequestRow,
+  type RowOutcome,
+  type Timeline,
+  type WaitRow,
 } from './timeline';
 
 /** The version HAR files name as their creator's. */
@@ -176,6 +177,15 @@ export interface HarRetry {
    * `injected` mark), not by the server alone. Absent for an attempt sent as usual.
    */
   readonly injected?: true;
+  /** The endpoint (base URL) this attempt was sent to, when its client had several. */
+  readonly endpoint?: string;
+  /**
+   * This entry is a hedge: a second copy of attempt {@link attempt}, sent while it was still
+   * running. Not counted in {@link attempts}; the waits before the attempt are on its own entry.
+   */
+  readonly hedge?: true;
+  /** This attempt was cancelled: its hedge's answer was taken (its status is that answer's). */
+  readonly answeredBy?: 'hedge';
   readonly request: HarRequestSummary;
 }
 
@@ -207,7 +217,11 @@ export interface HarEntry {
   };
   readonly cache: Record<string, never>;
   readonly timings: { readonly send: 0; readonly wait: number; readonly receive: 0 };
-  /** HAR 1.2's free text, which HAR viewers show: says so of an injected attempt ({@link INJECTED_COMMENT}). */
+  /**
+   * HAR 1.2's free text, which HAR viewers show: says so of an injected attempt
+   * ({@link INJECTED_COMMENT}), a hedge ({@link HEDGE_COMMENT}) and one its hedge answered
+   * ({@link ANSWERED_BY_HEDGE_COMMENT}).
+   */
   readonly comment?: string;
   readonly _retry: HarRetry;
 }
@@ -215,6 +229,12 @@ export interface HarEntry {
 /** What a HAR entry's `comment` says of an attempt the panel's fault injection answered. */
 export const INJECTED_COMMENT =
   'Injected by the Retryline DevTools panel: a fault answered (or only delayed) this attempt.';
+/** What a HAR entry's `comment` says of a hedge. */
+export const HEDGE_COMMENT =
+  'A hedge: a second copy of the attempt, sent while it was still running; the first good answer of the two was taken.';
+/** What a HAR entry's `comment` says of an attempt cancelled because its hedge answered. */
+export const ANSWERED_BY_HEDGE_COMMENT =
+  'Cancelled: its hedge answered first, and that answer (whose status this entry shows) was taken.';
 
 /** What the HAR's entries cannot carry: navigations, lanes, and request parts without an attempt. */
 export interface HarLogRetry {
@@ -262,10 +282,10 @@ export function toHar(timeline: Timeline, version: string = RETRYLINE_VERSION): 
   for (const row of timeline.rows) {
     const attempted = new Set(row.attempts.map((a) => a.n));
     const summary = requestSummary(row);
-    for (const attempt of row.attempts) entries.push(harEntry(row, attempt, summary));
+    for (const attempt of attemptsAndHedges(row)) entries.push(harEntry(row, attempt, summary));
     // Whatever no attempt entry carries goes to the log's `_retry`.
     const loose: RetrylineEvent[] = [];
-    if (row.attempts.length === 0) {
+    if (row.attempts.length === 0 && row.hedges.length === 0) {
       const start = startEvent(row);
       if (start) loose.push(start);
       const end = endEvent(row);
@@ -317,9 +337,17 @@ function requestSummary(row: RequestRow): HarRequestSummary {
 
 function harEntry(row: RequestRow, attempt: AttemptRow, request: HarRequestSummary): HarEntry {
   const time = attempt.end === undefined ? 0 : Math.max(0, attempt.end - attempt.start);
-  const wait = row.waits.find((w) => w.afterAttempt === attempt.n - 1);
-  const guards = row.guardWaits.filter((g) => g.attempt === attempt.n);
+  // What held the attempt back is told once, on its own entry, never again on its hedge's.
+  const wait = attempt.hedge ? undefined : row.waits.find((w) => w.afterAttempt === attempt.n - 1);
+  const guards = attempt.hedge ? [] : row.guardWaits.filter((g) => g.attempt === attempt.n);
   const noResponse = attempt.status === undefined && attempt.error !== undefined;
+  const comment = [
+    attempt.injected ? INJECTED_COMMENT : '',
+    attempt.hedge ? HEDGE_COMMENT : '',
+    attempt.answeredBy === 'hedge' ? ANSWERED_BY_HEDGE_COMMENT : '',
+  ]
+    .filter((line) => line !== '')
+    .join(' ');
   return {
     startedDateTime: isoTime(attempt.start),
     time,
@@ -348,7 +376,7 @@ function harEntry(row: RequestRow, attempt: AttemptRow, request: HarRequestSumma
     },
     cache: {},
     timings: { send: 0, wait: time, receive: 0 },
-    ...(attempt.injected ? { comment: INJECTED_COMMENT } : {}),
+    ...(comment === '' ? {} : { comment }),
     _retry: {
       requestId: row.requestId,
       attempt: attempt.n,
@@ -365,6 +393,7 @@ function harEntry(row: RequestRow, attempt: AttemptRow, request: HarRequestSumma
       ...(attempt.phase === undefined ? {} : { phase: attempt.phase }),
       ...(attempt.error === undefined ? {} : { error: attempt.error }),
       ...(attempt.injected ? { injected: true } : {}),
+      ...attemptMarks(attempt),
       request,
     },
   };
@@ -434,7 +463,17 @@ function endEvent(row: RequestRow): RetrylineEvent | undefined {
   };
 }
 
+/** An attempt's endpoint, hedge and answered-by marks, as its HAR entry and its events carry them. */
+function attemptMarks(attempt: AttemptRow): Partial<Pick<AttemptRow, 'endpoint' | 'hedge' | 'answeredBy'>> {
+  return {
+    ...(attempt.endpoint === undefined ? {} : { endpoint: attempt.endpoint }),
+    ...(attempt.hedge ? { hedge: true } : {}),
+    ...(attempt.answeredBy === undefined ? {} : { answeredBy: attempt.answeredBy }),
+  };
+}
+
 function attemptEvents(row: RequestRow, attempt: AttemptRow): RetrylineEvent[] {
+  const { answeredBy, ...startMarks } = attemptMarks(attempt);
   const events: RetrylineEvent[] = [
     {
       ...base(row, attempt.start),
@@ -442,6 +481,7 @@ function attemptEvents(row: RequestRow, attempt: AttemptRow): RetrylineEvent[] {
       attempt: attempt.n,
       ...(attempt.requestHeaders === undefined ? {} : { headers: attempt.requestHeaders }),
       ...(attempt.injected ? { injected: true } : {}),
+      ...startMarks,
     },
   ];
   if (attempt.end !== undefined && attempt.outcome !== 'pending') {
@@ -456,6 +496,7 @@ function attemptEvents(row: RequestRow, attempt: AttemptRow): RetrylineEvent[] {
       ...(attempt.status === undefined ? {} : { status: attempt.status }),
       ...(attempt.responseHeaders === undefined ? {} : { headers: attempt.responseHeaders }),
       ...(attempt.injected ? { injected: true } : {}),
+      ...attemptMarks(attempt),
     });
   }
   return events;
@@ -494,7 +535,7 @@ export function rowEvents(row: RequestRow): RetrylineEvent[] {
   const start = startEvent(row);
   if (start) events.push(start);
   for (const g of row.guardWaits) events.push(guardEvent(row, g));
-  for (const attempt of row.attempts) events.push(...attemptEvents(row, attempt));
+  for (const attempt of attemptsAndHedges(row)) events.push(...attemptEvents(row, attempt));
   for (const wait of row.waits) events.push(waitEvent(row, wait));
   const end = endEvent(row);
   if (end) events.push(end);
@@ -847,15 +888,17 @@ function readHarEntry(
     }
   }
 
-  // The mark goes on both of the attempt's events, as core puts it (the schema checks its value).
-  const injected = pick(retry, ['injected']);
+  // The marks go on both of the attempt's events, as core puts them (the schema checks their
+  // values); only the loop's own end says its hedge answered.
+  const marks = pick(retry, ['injected', 'endpoint', 'hedge']);
+  const hedge = own(retry, 'hedge') === true;
   candidates.push({
     ...common,
     type: 'attempt-start',
     t: start,
     attempt: n,
     headers: headerRecord(own(request, 'headers')),
-    ...injected,
+    ...marks,
   });
   if (attemptOutcome !== 'pending' && isTime(end)) {
     const status = own(response, 'status');
@@ -869,10 +912,20 @@ function readHarEntry(
       ...pick(retry, ['phase', 'error']),
       ...(typeof status === 'number' && status > 0 ? { status } : {}),
       headers: headerRecord(own(response, 'headers')),
-      ...injected,
+      ...marks,
+      ...pick(retry, ['answeredBy']),
     });
   }
-  if (!summary && n === attempts && typeof outcome === 'string' && outcome !== 'pending' && isTime(end)) {
+  // A hedge's entry tells of the hedge alone: the request's end and the waits before the attempt
+  // are the attempt's own entry's to tell.
+  if (
+    !hedge &&
+    !summary &&
+    n === attempts &&
+    typeof outcome === 'string' &&
+    outcome !== 'pending' &&
+    isTime(end)
+  ) {
     // A HAR with only the basic `_retry` fields: the request ended with its last attempt.
     const status = own(response, 'status');
     candidates.push({
@@ -886,7 +939,7 @@ function readHarEntry(
       ...(typeof status === 'number' && status > 0 ? { status } : {}),
     });
   }
-  const wait = own(retry, 'waitBefore');
+  const wait = hedge ? undefined : own(retry, 'waitBefore');
   if (isRecord(wait)) {
     const delay = own(wait, 'delay');
     candidates.push({
@@ -900,7 +953,7 @@ function readHarEntry(
       ...pick(wait, ['delay', 'reason', 'strategy', 'jitter', 'hint']),
     });
   }
-  for (const g of arrayOf(own(retry, 'guardWaits'))) {
+  for (const g of hedge ? [] : arrayOf(own(retry, 'guardWaits'))) {
     candidates.push({
       ...common,
       type: 'guard-wait',

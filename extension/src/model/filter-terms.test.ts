@@ -55,6 +55,15 @@ describe('filter terms', () => {
     expect(ids(text)).toHaveLength(rows.length);
   });
 
+  it.each(['is:__proto__', 'is:constructor', 'is:hasownproperty'])(
+    'reads %j as an unknown word, not as what every object has',
+    (text) => {
+      expect(() => ids(text)).not.toThrow();
+      expect(compileFilter({ text }).error).toMatch(/^Unknown is:/);
+      expect(ids(text)).toHaveLength(rows.length);
+    },
+  );
+
   it('toggles a chip’s term in the query, keeping the rest', () => {
     expect(toggleTerm('', 'is:retried')).toBe('is:retried');
     expect(toggleTerm('GET is:retried', 'is:retried')).toBe('GET');

@@ -94,6 +94,12 @@ export function splitWords(text: string): string[] {
   return [...text.matchAll(/-?"[^"]*"?|\S+/g)].map((match) => match[0]);
 }
 
+/** A word of the query as a term reads it: lower case, quotes dropped, and whether a `-` turns it around. */
+export function readWord(word: string): { readonly body: string; readonly negated: boolean } {
+  const negated = word.length > 1 && word.startsWith('-');
+  return { body: (negated ? word.slice(1) : word).replaceAll('"', '').toLowerCase(), negated };
+}
+
 /**
  * Reads the query's terms, or why one cannot be read. `search(row)` is the row's lower-case
  * search text, which a plain word is looked for in.
@@ -104,8 +110,7 @@ export function parseTerms(
 ): FilterTerm[] | { readonly error: string } {
   const terms: FilterTerm[] = [];
   for (const word of splitWords(text)) {
-    const negated = word.length > 1 && word.startsWith('-');
-    const body = (negated ? word.slice(1) : word).replaceAll('"', '').toLowerCase();
+    const { body, negated } = readWord(word);
     if (body === '') continue;
     const test = keyedTest(body) ?? wordTest(body, search);
     if (typeof test === 'string') return { error: test };
@@ -171,7 +176,8 @@ function keyedTest(body: string): ((row: RequestRow) => boolean) | string | unde
   const value = body.slice(colon + 1);
   switch (key) {
     case 'is': {
-      const test = IS[value];
+      // Its own words only: `is:__proto__` would find every object's prototype, and no test.
+      const test = Object.hasOwn(IS, value) ? IS[value] : undefined;
       return test ?? `Unknown is:${value}; use one of ${Object.keys(IS).join(', ')}.`;
     }
     case 'status':

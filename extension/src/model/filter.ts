@@ -57,8 +57,9 @@ export const FILTER_HELP =
   'Words each narrow the list: method, URL, status, outcome, client, error name, or what a request ' +
   'went through (backoff, retry-after, pacing, parked, limiter, bulkhead, breaker, budget, retried, ' +
   'injected). * in a word matches any run of characters: /api/*/items, *.example.com. ' +
-  'is:retried, is:failed, is:refused, is:waited, is:injected, is:pending; status:503 or status:5xx; ' +
-  'outcome:exhausted,deadline; method:POST; client:ky. -word or -is:retried leaves matches out. ' +
+  'is:retried, is:failed, is:refused, is:waited, is:injected, is:hedged, is:pending; status:503 or ' +
+  'status:5xx; outcome:exhausted,deadline; method:POST; client:ky; endpoint:eu.api (an attempt sent ' +
+  'to an endpoint holding it). -word or -is:retried leaves matches out. ' +
   'Start with re: for a regular expression (^ and $ match each field), e.g. re:(fetch|ky)-flaky. ' +
   'Shortcut: / or Ctrl+F.';
 
@@ -117,7 +118,10 @@ function haystack(row: RequestRow): Haystack {
   return found;
 }
 
-/** Compiles the criteria into one row test. */
+/**
+ * Compiles the criteria into one row test: what a fault rule's pattern is read with. The request
+ * list adds the terms about attempts' endpoints and hedges (attempt-terms.ts `compileListFilter`).
+ */
 export function compileFilter(criteria: FilterCriteria): CompiledFilter {
   const text = compileText(criteria.text);
   const { origin, client, outcome } = criteria;

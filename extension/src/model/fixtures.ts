@@ -646,3 +646,128 @@ export function injectedScenario(): TimelineEntry[] {
     }),
   ];
 }
+
+/** The endpoints of {@link hedgeScenario}'s client. */
+export const EU = 'https://eu.api.example';
+export const US = 'https://us.api.example';
+
+/**
+ * A client with two endpoints that hedges late attempts, as core emits it. `h1`: attempt 1 to EU
+ * gets a 503; after a backoff, attempt 2 goes to US and is late, so its hedge goes to EU, answers
+ * 200 first and is taken: the loop's end of attempt 2 says so (`answeredBy`, and the endpoint that
+ * answered, EU). `h2`: attempt 1 to US is hedged to EU, but answers first; the hedge is cancelled,
+ * its end coming after the request's. `h3`: a request of another client, with no endpoints.
+ */
+export function hedgeScenario(): TimelineEntry[] {
+  const url = `${API}/api/items`;
+  return [
+    ev('h1', { type: 'request-start', t: 6000, client: 'fetch', method: 'GET', url }),
+    ev('h1', { type: 'attempt-start', t: 6000, attempt: 1, endpoint: EU }),
+    ev('h1', {
+      type: 'attempt-end',
+      t: 6040,
+      attempt: 1,
+      outcome: 'retry',
+      duration: 40,
+      phase: 'response',
+      status: 503,
+      endpoint: EU,
+    }),
+    ev('h1', {
+      type: 'retry-scheduled',
+      t: 6040,
+      attempt: 2,
+      retry: 1,
+      delay: 100,
+      reason: 'backoff',
+      strategy: 'exponential',
+      jitter: 'none',
+      raw: 100,
+      capped: 100,
+    }),
+    ev('h1', { type: 'attempt-start', t: 6140, attempt: 2, endpoint: US }),
+    ev('h1', { type: 'attempt-start', t: 6190, attempt: 2, endpoint: EU, hedge: true }),
+    ev('h1', {
+      type: 'attempt-end',
+      t: 6230,
+      attempt: 2,
+      outcome: 'success',
+      duration: 40,
+      phase: 'response',
+      status: 200,
+      endpoint: EU,
+      hedge: true,
+    }),
+    ev('h1', {
+      type: 'attempt-end',
+      t: 6230,
+      attempt: 2,
+      outcome: 'success',
+      duration: 90,
+      phase: 'response',
+      status: 200,
+      endpoint: EU,
+      answeredBy: 'hedge',
+    }),
+    ev('h1', {
+      type: 'request-end',
+      t: 6230,
+      outcome: 'success',
+      attempts: 2,
+      totalDelay: 100,
+      duration: 230,
+      status: 200,
+    }),
+    ev('h2', { type: 'request-start', t: 6300, client: 'fetch', method: 'GET', url: `${url}/7` }),
+    ev('h2', { type: 'attempt-start', t: 6300, attempt: 1, endpoint: US }),
+    ev('h2', { type: 'attempt-start', t: 6350, attempt: 1, endpoint: EU, hedge: true }),
+    ev('h2', {
+      type: 'attempt-end',
+      t: 6370,
+      attempt: 1,
+      outcome: 'success',
+      duration: 70,
+      phase: 'response',
+      status: 200,
+      endpoint: US,
+    }),
+    ev('h2', {
+      type: 'request-end',
+      t: 6370,
+      outcome: 'success',
+      attempts: 1,
+      totalDelay: 0,
+      duration: 70,
+      status: 200,
+    }),
+    ev('h2', {
+      type: 'attempt-end',
+      t: 6372,
+      attempt: 1,
+      outcome: 'aborted',
+      duration: 22,
+      endpoint: EU,
+      hedge: true,
+    }),
+    ev('h3', { type: 'request-start', t: 6400, client: 'ky', method: 'GET', url: `${API}/api/health` }),
+    ev('h3', { type: 'attempt-start', t: 6400, attempt: 1 }),
+    ev('h3', {
+      type: 'attempt-end',
+      t: 6410,
+      attempt: 1,
+      outcome: 'success',
+      duration: 10,
+      phase: 'response',
+      status: 200,
+    }),
+    ev('h3', {
+      type: 'request-end',
+      t: 6410,
+      outcome: 'success',
+      attempts: 1,
+      totalDelay: 0,
+      duration: 10,
+      status: 200,
+    }),
+  ];
+}

@@ -56,6 +56,7 @@ export function startedRow(event: RequestStartEvent, source: string, index: numb
     outcome: 'pending',
     attempts: [],
     injected: 0,
+    hedges: [],
     waits: [],
     guardWaits: [],
   };

@@ -2,15 +2,25 @@ import { describe, expect, it } from 'vitest';
 import {
   API,
   crossFrameScenario,
+  EU,
   ev,
   FRAME_ORIGIN,
   gateScenario,
+  hedgeScenario,
   injectedScenario,
   ORIGIN,
   scenario,
+  US,
 } from './fixtures';
 import { parkedSpans } from './gate-lane';
-import { appendTimeline, attemptClass, emptyTimeline, foldTimeline } from './timeline';
+import {
+  appendTimeline,
+  attemptClass,
+  attemptsAndHedges,
+  emptyTimeline,
+  foldTimeline,
+  type RequestRow,
+} from './timeline';
 
 describe('foldTimeline', () => {
   it('makes one row per request, in the order requests first appeared', () => {
@@ -421,6 +431,97 @@ describe('appendTimeline', () => {
   });
 });
 
+describe('attempts sent to endpoints, and their hedges', () => {
+  it('name the endpoint each attempt was sent to', () => {
+    const [h1, h2, h3] = foldTimeline(hedgeScenario()).rows;
+    expect(h1?.attempts.map((a) => a.endpoint)).toEqual([EU, US]);
+    expect(h2?.attempts.map((a) => a.endpoint)).toEqual([US]);
+    expect(h3?.attempts[0]).not.toHaveProperty('endpoint');
+  });
+
+  it('keep a hedge apart from the attempt it hedged, in parallel with it, and never count it as an attempt', () => {
+    const [h1, h2, h3] = foldTimeline(hedgeScenario()).rows;
+    expect(h1?.attempts.map((a) => [a.n, a.start, a.end])).toEqual([
+      [1, 6000, 6040],
+      [2, 6140, 6230],
+    ]);
+    expect(h1?.hedges).toEqual([
+      {
+        n: 2,
+        start: 6190,
+        end: 6230,
+        outcome: 'success',
+        phase: 'response',
+        status: 200,
+        endpoint: EU,
+        hedge: true,
+      },
+    ]);
+    // The hedge ran within its attempt's time: the two overlap.
+    const [attempt2] = h1?.attempts.slice(1) ?? [];
+    const [hedge] = h1?.hedges ?? [];
+    expect(hedge && attempt2 && hedge.start > attempt2.start && hedge.start < (attempt2.end ?? 0)).toBe(true);
+    expect(h2?.attempts).toHaveLength(1);
+    expect(h2?.hedges.map((h) => [h.n, h.outcome, h.endpoint])).toEqual([[1, 'aborted', EU]]);
+    expect(h3?.hedges).toEqual([]);
+  });
+
+  it('mark the attempt its hedge answered for, which keeps the endpoint it was sent to', () => {
+    const [h1, h2] = foldTimeline(hedgeScenario()).rows;
+    // Its end names the endpoint that answered (the hedge's, EU); it was sent to US.
+    expect(h1?.attempts[1]).toMatchObject({ n: 2, answeredBy: 'hedge', endpoint: US, status: 200 });
+    expect(h1?.attempts[0]).not.toHaveProperty('answeredBy');
+    // The hedge lost: nothing is marked on the attempt, which answered itself.
+    expect(h2?.attempts[0]).not.toHaveProperty('answeredBy');
+    expect(attemptClass(h1?.attempts[1] ?? { outcome: 'pending' })).toBe('aborted');
+  });
+
+  it('take no answered-by mark on a hedge, nor a hedge’s fields onto its attempt', () => {
+    const rows = foldTimeline([
+      ev('x', { type: 'attempt-start', t: 1, attempt: 1, endpoint: US }),
+      ev('x', { type: 'attempt-start', t: 2, attempt: 1, endpoint: EU, hedge: true, headers: { a: '1' } }),
+      ev('x', {
+        type: 'attempt-end',
+        t: 3,
+        attempt: 1,
+        outcome: 'error',
+        duration: 1,
+        hedge: true,
+        answeredBy: 'hedge',
+      }),
+    ]).rows;
+    expect(rows[0]?.hedges[0]).not.toHaveProperty('answeredBy');
+    expect(rows[0]?.hedges[0]?.requestHeaders).toEqual({ a: '1' });
+    expect(rows[0]?.attempts).toEqual([{ n: 1, start: 1, outcome: 'pending', endpoint: US }]);
+  });
+
+  it('keep a hedge whose attempt’s events were not recorded, and widen the row to it', () => {
+    const [row] = foldTimeline([
+      ev('x', { type: 'attempt-start', t: 50, attempt: 3, endpoint: EU, hedge: true }),
+      ev('x', { type: 'attempt-end', t: 80, attempt: 3, outcome: 'success', duration: 30, hedge: true }),
+    ]).rows;
+    expect(row?.attempts).toEqual([]);
+    expect(row?.hedges.map((h) => [h.n, h.start, h.end])).toEqual([[3, 50, 80]]);
+    expect([row?.start, row?.last]).toEqual([50, 80]);
+  });
+
+  it('fold the same one event at a time, in any order, as all at once', () => {
+    const entries = hedgeScenario();
+    const all = foldTimeline(entries).rows;
+    const stepwise = entries.reduce((timeline, entry) => appendTimeline(timeline, [entry]), emptyTimeline());
+    expect(stepwise.rows).toEqual(all);
+    const hedges = (rows: readonly RequestRow[]) =>
+      Object.fromEntries(rows.map((row) => [row.requestId, row.hedges]));
+    expect(hedges(foldTimeline(entries.slice().reverse()).rows)).toEqual(hedges(all));
+  });
+
+  it('list each hedge after the attempt it hedged', () => {
+    const [h1] = foldTimeline(hedgeScenario()).rows;
+    if (!h1) throw new Error('fixture');
+    expect(attemptsAndHedges(h1).map((a) => `${a.n}${a.hedge ? 'h' : ''}`)).toEqual(['1', '2', '2h']);
+  });
+});
+
 describe('attemptClass', () => {
   it.each([
     [{ outcome: 'success', status: 200 }, 'ok'],
@@ -433,6 +534,7 @@ describe('attemptClass', () => {
     [{ outcome: 'aborted', status: 200 }, 'aborted'],
     [{ outcome: 'pending' }, 'pending'],
     [{ outcome: 'success' }, 'ok'],
+    [{ outcome: 'success', status: 200, answeredBy: 'hedge' }, 'aborted'],
   ] as const)('colours %o as %s', (attempt, expected) => {
     expect(attemptClass(attempt)).toBe(expected);
   });

@@ -55,6 +55,24 @@ export interface AttemptRow {
    * `attempt-end` said so): not the server's answer alone. Absent for an attempt sent as usual.
    */
   readonly injected?: true;
+  /**
+   * The endpoint (base URL) it was sent to, when its client was given several (`endpoints`): as
+   * its `attempt-start` names it (else its `attempt-end`, which names the endpoint that answered),
+   * redacted as URLs are. Absent when the attempt went to its URL as given.
+   */
+  readonly endpoint?: string;
+  /**
+   * A hedge: a second copy of attempt {@link n}, sent (to another endpoint, where there is one)
+   * while that attempt was still running. It has its own pair of events (`hedge: true`), kept in
+   * {@link RequestRow.hedges}, never among the request's attempts. A hedge that lost ends `aborted`.
+   */
+  readonly hedge?: true;
+  /**
+   * The attempt was cancelled because its hedge answered first, and that answer was taken (the
+   * loop's `attempt-end` said `answeredBy: 'hedge'`): its outcome and status are the hedge's answer
+   * as the loop judged it, not a response of its own.
+   */
+  readonly answeredBy?: 'hedge';
 }
 
 /** A retry's wait, from its `retry-scheduled` event (which fires as the wait begins): its figures, placed on the request's timeline. */
@@ -122,6 +140,11 @@ export interface RequestRow {
   readonly attempts: readonly AttemptRow[];
   /** How many of its attempts the panel's fault injection answered ({@link AttemptRow.injected}). */
   readonly injected: number;
+  /**
+   * The hedges sent beside its attempts ({@link AttemptRow.hedge}), sorted by the attempt each
+   * hedged. Apart from {@link attempts}, so a hedge never counts as an attempt of its own.
+   */
+  readonly hedges: readonly AttemptRow[];
   /** Sorted by the attempt they follow. */
   readonly waits: readonly WaitRow[];
   /** Sorted by attempt. */
@@ -237,6 +260,8 @@ interface RowDraft {
   duration?: number;
   /** By attempt number; sorted when frozen. Maps, so folding n events of a row is O(n log n). */
   attempts: Map<number, AttemptRow>;
+  /** By the number of the attempt each hedged (core sends at most one hedge per attempt). */
+  hedges: Map<number, AttemptRow>;
   /** By the attempt they follow. */
   waits: Map<number, WaitRow>;
   /** By attempt and guard (see {@link guardKey}). */
@@ -406,6 +431,7 @@ function rowDraftFor(batch: Batch, requestId: string, source: string): RowDraft 
       index: at,
       source,
       attempts: new Map(),
+      hedges: new Map(),
       waits: new Map(),
       guardWaits: new Map(),
     };
@@ -463,6 +489,13 @@ function freezeLane(batch: Batch, draft: LaneDraft): OriginLane {
   return { key, source, breaker, budget, gate, probes: probeMarks(gate, attemptOf) };
 }
 
+/** A row's attempts and hedges in the order they were sent: each hedge after the attempt it hedged. */
+export function attemptsAndHedges(row: RequestRow): AttemptRow[] {
+  if (row.hedges.length === 0) return row.attempts.slice();
+  // A stable sort: of an attempt and its hedge, which have one number, the attempt stays first.
+  return [...row.attempts, ...row.hedges].sort((a, b) => a.n - b.n);
+}
+
 /** A row's attempt `n` (attempts are sorted by number and usually 1, 2, 3 …: looked up in place first). */
 function attemptNumbered(row: RequestRow, n: number): AttemptRow | undefined {
   const guess = row.attempts[n - 1];
@@ -508,34 +541,48 @@ function applyToRow(draft: RowDraft, event: RowEvent, see: (t: number) => void):
       if (event.url !== undefined) draft.url = event.url;
       return;
     case 'attempt-start': {
-      const found = draft.attempts.get(event.attempt);
+      // A hedge's pair has its attempt's number: it is kept apart, or it would replace the attempt.
+      const list = event.hedge === true ? draft.hedges : draft.attempts;
+      const found = list.get(event.attempt);
       const base: AttemptRow = found ?? { n: event.attempt, start: event.t, outcome: 'pending' };
-      putAttempt(draft, {
+      list.set(event.attempt, {
         ...base,
         start: event.t,
         ...(hasHeaders(event.headers) ? { requestHeaders: event.headers } : {}),
         ...(event.injected === true ? INJECTED : {}),
+        ...(event.endpoint === undefined ? {} : { endpoint: event.endpoint }),
+        ...(event.hedge === true ? HEDGE : {}),
       });
       return;
     }
     case 'attempt-end': {
       const duration = Number.isFinite(event.duration) ? event.duration : 0;
-      const found = draft.attempts.get(event.attempt);
+      const hedge = event.hedge === true;
+      const list = hedge ? draft.hedges : draft.attempts;
+      const found = list.get(event.attempt);
       const start = found?.start ?? event.t - duration;
+      const answeredBy = !hedge && event.answeredBy === 'hedge';
+      // Where it was sent, as its start says; its end names the endpoint that answered, which for
+      // an attempt its hedge answered is the hedge's (only a hedge answers for another attempt).
+      const endpoint = found?.endpoint ?? (answeredBy ? undefined : event.endpoint);
       see(start);
-      // Keep what attempt-start said (start, request headers, the injected mark); the rest is the
-      // end's to say. Either event's mark marks the attempt: a recording may have lost the other.
-      putAttempt(draft, {
+      // Keep what attempt-start said (start, request headers, the marks); the rest is the end's to
+      // say. Either event's mark marks the attempt: a recording may have lost the other.
+      list.set(event.attempt, {
         n: event.attempt,
         start,
         ...(found?.requestHeaders === undefined ? {} : { requestHeaders: found.requestHeaders }),
         ...(found?.injected === true || event.injected === true ? INJECTED : {}),
+        ...(endpoint === undefined ? {} : { endpoint }),
+        ...(hedge ? HEDGE : {}),
         end: event.t,
         outcome: event.outcome,
         ...(event.status === undefined ? {} : { status: event.status }),
         ...(event.phase === undefined ? {} : { phase: event.phase }),
         ...(event.error === undefined ? {} : { error: event.error }),
         ...(hasHeaders(event.headers) ? { responseHeaders: event.headers } : {}),
+        // Only the loop's own end can say its hedge answered: a hedge is not hedged.
+        ...(answeredBy ? ANSWERED_BY_HEDGE : {}),
       });
       return;
     }
@@ -600,14 +647,14 @@ function applyToRow(draft: RowDraft, event: RowEvent, see: (t: number) => void):
 
 /** The mark of an attempt answered by an injected fault, as its events carry it. */
 const INJECTED = { injected: true } as const;
+/** The mark of a hedge, as its events carry it. */
+const HEDGE = { hedge: true } as const;
+/** The mark of an attempt cancelled because its hedge's answer was taken. */
+const ANSWERED_BY_HEDGE = { answeredBy: 'hedge' } as const;
 
 /** An absent and an empty header map say the same: both leave the attempt's headers unset. */
 function hasHeaders(headers: HeaderMap | undefined): headers is HeaderMap {
   return headers !== undefined && Object.keys(headers).length > 0;
-}
-
-function putAttempt(draft: RowDraft, attempt: AttemptRow): void {
-  draft.attempts.set(attempt.n, attempt);
 }
 
 const byTime = (a: { readonly t: number }, b: { readonly t: number }): number => a.t - b.t;
@@ -634,6 +681,7 @@ function thaw(row: RequestRow): RowDraft {
     index: row.index,
     source: row.source,
     attempts: new Map(row.attempts.map((a) => [a.n, a])),
+    hedges: new Map(row.hedges.map((h) => [h.n, h])),
     waits: new Map(row.waits.map((w) => [w.afterAttempt, w])),
     guardWaits: new Map(
       row.guardWaits.map(({ attempt, guard, key, waited, t }) => [
@@ -662,6 +710,7 @@ function thaw(row: RequestRow): RowDraft {
 function freeze(draft: RowDraft): RequestRow {
   // Map order is insertion order; a stable sort keeps it among equal keys.
   const attempts = sortedBy([...draft.attempts.values()], (a) => a.n);
+  const hedges = sortedBy([...draft.hedges.values()], (h) => h.n);
   const waits = sortedBy([...draft.waits.values()], (w) => w.afterAttempt);
   const guardWaits = sortedBy([...draft.guardWaits.values()], (g) => g.attempt).map(
     ({ attempt, guard, key, waited, t }): GuardWaitRow => {
@@ -683,6 +732,10 @@ function freeze(draft: RowDraft): RequestRow {
     note(a.start);
     note(a.end);
     if (a.injected) injected++;
+  }
+  for (const h of hedges) {
+    note(h.start);
+    note(h.end);
   }
   for (const w of waits) {
     note(w.start);
@@ -720,6 +773,7 @@ function freeze(draft: RowDraft): RequestRow {
     ...(draft.duration === undefined ? {} : { duration: draft.duration }),
     attempts,
     injected,
+    hedges,
     waits,
     guardWaits,
     ...(draft.truncated === undefined ? {} : { truncated: { dropped: draft.truncated } }),
@@ -744,8 +798,9 @@ export type StatusClass =
   | 'aborted'
   | 'pending';
 
-export function attemptClass(attempt: Pick<AttemptRow, 'status' | 'outcome'>): StatusClass {
-  if (attempt.outcome === 'aborted') return 'aborted';
+export function attemptClass(attempt: Pick<AttemptRow, 'status' | 'outcome' | 'answeredBy'>): StatusClass {
+  // Cancelled for its hedge's answer: the status it carries is that answer's, not its own.
+  if (attempt.outcome === 'aborted' || attempt.answeredBy === 'hedge') return 'aborted';
   if (attempt.status !== undefined) return statusClass(attempt.status);
   if (attempt.outcome === 'pending') return 'pending';
   // No response: a transport error or timeout (or a non-HTTP operation that failed or succeeded).

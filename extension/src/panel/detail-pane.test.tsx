@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/preact';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ev, injectedScenario, scenario } from '../model/fixtures';
+import { EU, ev, hedgeScenario, injectedScenario, scenario, US } from '../model/fixtures';
 import { foldTimeline } from '../model/timeline';
 import { DetailPane } from './detail-pane';
 
@@ -64,6 +64,30 @@ describe('DetailPane', () => {
     expect(screen.getByTestId('detail-outcome').textContent).toBe('breaker open');
     expect(screen.getByText(/CircuitOpenError: The circuit/)).toBeTruthy();
     expect(screen.queryAllByTestId('detail-attempt')).toHaveLength(0);
+  });
+
+  it('shows the endpoint of every attempt, and each hedge after the attempt it hedged', () => {
+    const [h1, , h3] = foldTimeline(hedgeScenario()).rows;
+    if (!h1 || !h3) throw new Error('fixture');
+    render(<DetailPane row={h1} onClose={() => {}} />);
+    expect(screen.getByTestId('detail-attempts').textContent).toBe('2, and 1 hedge beside them');
+    const steps = [...document.querySelectorAll('.rl-step')].map((step) => step.getAttribute('data-testid'));
+    expect(steps).toEqual(['detail-attempt', 'detail-wait', 'detail-attempt', 'detail-hedge']);
+    const endpoints = screen.getAllByTestId('detail-endpoint').map((element) => element.textContent);
+    expect(endpoints).toEqual([`Endpoint: ${EU}`, `Endpoint: ${US}`, `Endpoint: ${EU}`]);
+    const [, attempt2] = screen.getAllByTestId('detail-attempt');
+    expect(attempt2?.textContent).toContain('Attempt 2: cancelled: hedge answered');
+    expect(within(attempt2 as HTMLElement).getByTestId('detail-hedge-answered').textContent).toMatch(
+      /^Cancelled: its hedge answered first/,
+    );
+    const hedge = screen.getByTestId('detail-hedge');
+    expect(hedge.textContent).toContain('Hedge of attempt 2: 200');
+    expect(within(hedge).getByTestId('detail-hedge-note').textContent).toMatch(/^A hedge: a second copy/);
+    cleanup();
+    render(<DetailPane row={h3} onClose={() => {}} />);
+    expect(screen.getByTestId('detail-attempts').textContent).toBe('1');
+    expect(screen.queryByTestId('detail-endpoint')).toBeNull();
+    expect(screen.queryByTestId('detail-hedge')).toBeNull();
   });
 
   it('says of each attempt the panel’s fault injection answered that it was injected, and how', () => {

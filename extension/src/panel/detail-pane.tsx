@@ -1,12 +1,19 @@
 /**
- * The selected request in full: every attempt (status, phase, error, headers as the events carry
- * them, so redacted values stay `[redacted]`, and whether the panel's fault injection answered
- * it), every wait with how its delay was computed, and the guards that held attempts back.
+ * The selected request in full: every attempt (status, phase, error, the endpoint it was sent to,
+ * headers as the events carry them, so redacted values stay `[redacted]`, and whether the panel's
+ * fault injection answered it), each hedge after the attempt it hedged, every wait with how its
+ * delay was computed, and the guards that held attempts back.
  */
 
 import { useEffect, useState } from 'preact/hooks';
 import { hasRedacted, toCurl, toFetch } from '../model/copy-request';
-import type { AttemptRow, HeaderMap, NavigationMark, RequestRow } from '../model/timeline';
+import {
+  type AttemptRow,
+  attemptsAndHedges,
+  type HeaderMap,
+  type NavigationMark,
+  type RequestRow,
+} from '../model/timeline';
 import { MAX_REPLAYS, type PageState, REPLAYED_METHODS } from '../shared/protocol';
 import { MAX_STRING_LENGTH } from '../shared/schema';
 import {
@@ -14,6 +21,9 @@ import {
   clockTime,
   formatMs,
   guardLabel,
+  HEDGE_ANSWERED_DETAIL,
+  HEDGE_DETAIL,
+  hedgesText,
   INJECTED_BY,
   INJECTED_DETAIL,
   outcomeLabel,
@@ -99,6 +109,7 @@ function RequestFacts({ row }: { readonly row: RequestRow }) {
       <dd data-testid="detail-attempts">
         {row.attempts.length}
         {row.injected > 0 ? ` (${row.injected} ${INJECTED_BY})` : ''}
+        {row.hedges.length > 0 ? `, and ${hedgesText(row.hedges.length)} beside them` : ''}
       </dd>
       {row.truncated ? (
         <>
@@ -143,7 +154,11 @@ function RequestSteps({ row }: { readonly row: RequestRow }) {
     <ol class="rl-timeline">
       {steps(row).map((step) =>
         step.kind === 'attempt' ? (
-          <li key={`a${step.attempt.n}`} class="rl-step" data-testid="detail-attempt">
+          <li
+            key={`${step.attempt.hedge ? 'h' : 'a'}${step.attempt.n}`}
+            class={step.attempt.hedge ? 'rl-step rl-step--hedge' : 'rl-step'}
+            data-testid={step.attempt.hedge ? 'detail-hedge' : 'detail-attempt'}
+          >
             <AttemptDetail attempt={step.attempt} />
           </li>
         ) : step.kind === 'wait' ? (
@@ -174,7 +189,7 @@ type Step =
   | { readonly kind: 'wait'; readonly index: number; readonly wait: RequestRow['waits'][number] }
   | { readonly kind: 'guard'; readonly index: number; readonly guard: RequestRow['guardWaits'][number] };
 
-/** Attempts with the waits before each, in the order they happened. */
+/** Attempts with the waits before each and the hedge beside each, in the order they happened. */
 function steps(row: RequestRow): Step[] {
   const out: Step[] = [];
   const placed = new Set<number>();
@@ -193,7 +208,7 @@ function steps(row: RequestRow): Step[] {
       }
     });
   };
-  for (const attempt of row.attempts) {
+  for (const attempt of attemptsAndHedges(row)) {
     before(attempt.n);
     out.push({ kind: 'attempt', attempt });
   }
@@ -211,7 +226,8 @@ function AttemptDetail({ attempt }: { readonly attempt: AttemptRow }) {
   return (
     <>
       <h3 class="rl-step__title">
-        Attempt {attempt.n}: <span class="rl-step__status">{attemptStatusText(attempt)}</span>
+        {attempt.hedge ? 'Hedge of attempt' : 'Attempt'} {attempt.n}:{' '}
+        <span class="rl-step__status">{attemptStatusText(attempt)}</span>
         <span class="rl-step__meta">
           {' '}
           · {attempt.outcome}
@@ -220,6 +236,21 @@ function AttemptDetail({ attempt }: { readonly attempt: AttemptRow }) {
           {clockTime(attempt.start)}
         </span>
       </h3>
+      {attempt.endpoint === undefined ? null : (
+        <p class="rl-step__meta rl-step__endpoint" data-testid="detail-endpoint">
+          Endpoint: <span class="rl-mono">{attempt.endpoint}</span>
+        </p>
+      )}
+      {attempt.hedge ? (
+        <p class="rl-hedge-note" data-testid="detail-hedge-note">
+          {HEDGE_DETAIL}
+        </p>
+      ) : null}
+      {attempt.answeredBy === 'hedge' ? (
+        <p class="rl-hedge-note" data-testid="detail-hedge-answered">
+          {HEDGE_ANSWERED_DETAIL}
+        </p>
+      ) : null}
       {attempt.injected ? (
         <p class="rl-injected-note" data-testid="detail-injected">
           {INJECTED_DETAIL}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ev, flakySession, injectedScenario, LOOPBACK_API } from '../model/fixtures';
+import { ev, flakySession, hedgeScenario, injectedScenario, LOOPBACK_API } from '../model/fixtures';
 import { foldTimeline, type RequestRow } from '../model/timeline';
 import {
   attemptsCount,
@@ -138,5 +138,16 @@ describe('the attempts column', () => {
       text: '3+',
       label: '3+ attempts, 2 injected by the Retryline panel',
     });
+  });
+
+  it('counts no hedge as an attempt, and says in words how many went beside them', () => {
+    const [h1, h2, h3] = foldTimeline(hedgeScenario()).rows;
+    if (!h1 || !h2 || !h3) throw new Error('fixture');
+    expect(attemptsCount(h1)).toEqual({ text: '2', label: '2 attempts, 1 hedge' });
+    expect(attemptsCount(h2)).toEqual({ text: '1', label: '1 attempt, 1 hedge' });
+    expect(attemptsCount(h3)).toEqual({ text: '1', label: '1 attempt' });
+    expect(attemptsCount({ ...h1, injected: 1, hedges: [...h1.hedges, ...h2.hedges] }).label).toBe(
+      '2 attempts, 1 injected by the Retryline panel, 2 hedges',
+    );
   });
 });

@@ -225,22 +225,73 @@ export const INJECTED_BY = 'injected by the Retryline panel';
  */
 export const INJECTED_DETAIL = `${INJECTED_SIGN} ${INJECTED_BY} (not sent): the panel answered it with a status or a network error of its choosing — unless the fault only delayed it (slow), after which it was sent to the server as usual.`;
 
+/** What a hedge is called: on its bar (for screen readers) and in the details. */
+export const HEDGE_LABEL = 'hedge';
+
+/** What an attempt cancelled because its hedge answered says in place of a status of its own. */
+export const HEDGE_ANSWERED = 'cancelled: hedge answered';
+
+/**
+ * What the detail pane says of a hedge. Core sends one (packages/core/src/http/request-engine.ts)
+ * when an attempt of an idempotent request is late, to another endpoint where there is one.
+ */
+export const HEDGE_DETAIL =
+  'A hedge: a second copy of this attempt, sent while it was late (to another endpoint, where there is one). The first good answer of the two was taken and the other cancelled.';
+
+/** What the detail pane says of an attempt its hedge answered for. */
+export const HEDGE_ANSWERED_DETAIL =
+  'Cancelled: its hedge answered first, and that answer was taken. The status and outcome shown are the hedge’s answer, as the retry loop judged it.';
+
 /**
  * The attempts cell: the count (`3`, or `3+` when the extension stopped recording the request),
- * and what it says in words (`3 attempts, 2 injected by the Retryline panel`).
+ * and what it says in words (`3 attempts, 2 injected by the Retryline panel, 1 hedge`). A hedge
+ * is not an attempt of its own: it is told apart, never counted in.
  */
-export function attemptsCount(row: Pick<RequestRow, 'attempts' | 'injected' | 'truncated'>): {
+export function attemptsCount(row: Pick<RequestRow, 'attempts' | 'injected' | 'hedges' | 'truncated'>): {
   readonly text: string;
   readonly label: string;
 } {
   const n = row.attempts.length;
   const text = row.truncated ? `${n}+` : String(n);
-  const counted = `${text} ${n === 1 && !row.truncated ? 'attempt' : 'attempts'}`;
-  return { text, label: row.injected > 0 ? `${counted}, ${row.injected} ${INJECTED_BY}` : counted };
+  const parts = [`${text} ${n === 1 && !row.truncated ? 'attempt' : 'attempts'}`];
+  if (row.injected > 0) parts.push(`${row.injected} ${INJECTED_BY}`);
+  if (row.hedges.length > 0) parts.push(hedgesText(row.hedges.length));
+  return { text, label: parts.join(', ') };
+}
+
+/** `1 hedge`, `2 hedges`. */
+export function hedgesText(count: number): string {
+  return `${count} ${count === 1 ? 'hedge' : 'hedges'}`;
+}
+
+/** What names an attempt in titles: `attempt 2`, or for its hedge `hedge of attempt 2`. */
+export function attemptName(attempt: Pick<AttemptRow, 'n' | 'hedge'>): string {
+  return attempt.hedge ? `hedge of attempt ${attempt.n}` : `attempt ${attempt.n}`;
+}
+
+/**
+ * An attempt's bar's title: what answered it, how long it took, when it was sent, the endpoint it
+ * went to and whether the panel's fault injection answered it:
+ * `attempt 1: 503 · 50 ms · 12:00:01.100 · to https://eu.api.example`.
+ */
+export function attemptTitle(attempt: AttemptRow): string {
+  const answer =
+    attempt.answeredBy === 'hedge'
+      ? HEDGE_ANSWERED
+      : (attempt.status ?? attempt.error?.name ?? attempt.outcome);
+  const parts = [
+    `${attemptName(attempt)}: ${answer}`,
+    attempt.end === undefined ? 'running' : formatMs(attempt.end - attempt.start),
+    clockTime(attempt.start),
+  ];
+  if (attempt.endpoint !== undefined) parts.push(`to ${attempt.endpoint}`);
+  if (attempt.injected) parts.push(INJECTED_BY);
+  return parts.join(' · ');
 }
 
 /** What an attempt's status cell says: the status, or how it ended without one. */
 export function attemptStatusText(attempt: AttemptRow): string {
+  if (attempt.answeredBy === 'hedge') return HEDGE_ANSWERED;
   if (attempt.status !== undefined) return String(attempt.status);
   if (attempt.outcome === 'pending') return 'pending';
   if (attempt.error) return attempt.error.code ?? attempt.error.name;

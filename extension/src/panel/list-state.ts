@@ -5,7 +5,8 @@
  */
 
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import { type CompiledFilter, compileFilter, type FilterCriteria } from '../model/filter';
+import { compileListFilter } from '../model/attempt-terms';
+import type { CompiledFilter, FilterCriteria } from '../model/filter';
 import { type GuardState, laneState, pacingEnds } from '../model/lane-state';
 import { nextSort, type SortColumn, type SortState, sortRows } from '../model/sort';
 import type { RequestRow, Timeline } from '../model/timeline';
@@ -28,7 +29,7 @@ export function useListView(
   criteria: FilterCriteria,
   sort: SortState | undefined,
 ): ListView {
-  const filter = useMemo(() => compileFilter(criteria), [criteria]);
+  const filter = useMemo(() => compileListFilter(criteria), [criteria]);
   const rows = useMemo(
     () => (filter.active ? timeline.rows.filter(filter.test) : timeline.rows),
     [timeline.rows, filter],

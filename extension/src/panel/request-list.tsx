@@ -513,7 +513,7 @@ function Row({ row, axis, now, width, alt, selected, rowIndex, tabStop, onOpen }
         class={`rl-cell rl-cell--num rl-c-attempts${retried ? ' rl-cell--retried' : ''}${row.injected > 0 ? ' rl-cell--injected' : ''}`}
         data-testid={row.truncated ? 'truncated' : undefined}
         title={row.truncated ? truncationText(row.truncated) : count.label}
-        aria-label={row.injected > 0 ? count.label : undefined}
+        aria-label={row.injected > 0 || row.hedges.length > 0 ? count.label : undefined}
       >
         {count.text}
         {row.injected > 0 ? (

@@ -2,7 +2,7 @@
 import { cleanup, render, screen } from '@testing-library/preact';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sessionAxis } from '../model/axis';
-import { ev, injectedScenario, scenario } from '../model/fixtures';
+import { EU, ev, hedgeScenario, injectedScenario, scenario, US } from '../model/fixtures';
 import { foldTimeline } from '../model/timeline';
 import { formatMs, outcomeLabel, outcomeShort, waitComputation, waitLabel, waitLabels } from './format';
 import { Waterfall, WaterfallAxis } from './waterfall';
@@ -82,6 +82,37 @@ describe('Waterfall', () => {
     expect(aborted?.dataset.status).toBe('aborted');
     expect(running?.dataset.status).toBe('pending');
     expect(running?.style.width).toBe('90%');
+  });
+
+  it('draws a hedge as its own thin bar below the attempt it hedged, and the attempt it answered for as cancelled', () => {
+    const [h1, h2, h3] = foldTimeline(hedgeScenario()).rows;
+    if (!h1 || !h2 || !h3) throw new Error('fixture');
+    render(<Waterfall row={h1} axis={{ start: 6000, end: 6230 }} now={0} />);
+    const bars = screen.getAllByTestId('attempt-bar');
+    expect(bars).toHaveLength(2);
+    const [hedge] = screen.getAllByTestId('hedge-bar');
+    expect(hedge?.dataset).toMatchObject({ hedge: 'true', attempt: '2', status: '200', endpoint: EU });
+    expect(hedge?.className).toBe('rl-bar rl-bar--ok rl-bar--hedge');
+    expect(hedge?.textContent).toBe('hedge');
+    expect(hedge?.title).toMatch(/^hedge of attempt 2: 200 · 40 ms · .+ · to https:\/\/eu\.api\.example$/);
+    // In parallel: the hedge starts within its attempt's span, on the same row.
+    expect(hedge?.style.left).toBe(`${Math.round((190 / 230) * 100 * 1000) / 1000}%`);
+    expect(bars[1]?.style.left).toBe(`${Math.round((140 / 230) * 100 * 1000) / 1000}%`);
+    // The attempt it hedged keeps the top of the row; its hedge answered, so it was cancelled.
+    expect(bars[1]?.className).toBe('rl-bar rl-bar--aborted rl-bar--hedged rl-bar--cancelled');
+    expect(bars[1]?.dataset).toMatchObject({ status: 'cancelled', answeredBy: 'hedge', endpoint: US });
+    expect(bars[1]?.title).toMatch(
+      /^attempt 2: cancelled: hedge answered · 90 ms · .+ · to https:\/\/us\.api\.example$/,
+    );
+    expect(bars[0]?.className).toBe('rl-bar rl-bar--server-error');
+    expect(bars[0]?.title).toMatch(/^attempt 1: 503 · 40 ms · .+ · to https:\/\/eu\.api\.example$/);
+    cleanup();
+    render(<Waterfall row={h2} axis={{ start: 6300, end: 6372 }} now={0} />);
+    expect(screen.getByTestId('attempt-bar').className).toBe('rl-bar rl-bar--ok rl-bar--hedged');
+    expect(screen.getByTestId('hedge-bar').className).toBe('rl-bar rl-bar--aborted rl-bar--hedge');
+    cleanup();
+    render(<Waterfall row={h3} axis={{ start: 6400, end: 6410 }} now={0} />);
+    expect(document.querySelectorAll('[data-hedge], [data-endpoint]')).toHaveLength(0);
   });
 
   it('outlines each attempt the panel’s fault injection answered, and says so in its title', () => {

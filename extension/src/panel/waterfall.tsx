@@ -1,15 +1,17 @@
 /**
  * One request's waterfall: a bar per attempt coloured by how it ended (outlined when the panel's
- * fault injection answered it), hatched segments for the waits between them (labelled with why),
- * and guard waits before the attempts they held back.
+ * fault injection answered it), a thin bar below an attempt for its hedge (a second copy sent while
+ * it ran; the attempt then keeps the top of the row, and is hatched as cancelled when the hedge
+ * answered for it), hatched segments for the waits between them (labelled with why), and guard
+ * waits before the attempts they held back.
  * Every row and lane is drawn on the session's one axis ({@link sessionAxis}), so bars line up
  * across requests and stay put while the list scrolls.
  */
 
 import type { Ref } from 'preact';
 import { type Axis, axisTicks, percentAt, spanOn, tickLabel } from '../model/axis';
-import { attemptClass, type RequestRow } from '../model/timeline';
-import { clockTime, formatMs, guardLabels, INJECTED_BY, refusalLabel, waitLabels } from './format';
+import { type AttemptRow, attemptClass, type RequestRow } from '../model/timeline';
+import { attemptTitle, clockTime, guardLabels, HEDGE_LABEL, refusalLabel, waitLabels } from './format';
 import { fitLabel, labelWidth, pxOf } from './label-fit';
 
 export type { Axis };
@@ -56,29 +58,57 @@ export function Waterfall({ row, axis, now, width }: WaterfallProps) {
           />
         );
       })}
-      {row.attempts.map((attempt) => {
-        const kind = attemptClass(attempt);
-        const end = attempt.end ?? Math.max(now, attempt.start);
-        const span = spanOn(axis, attempt.start, end);
-        return (
-          <span
-            key={`a${attempt.n}`}
-            class={`rl-bar rl-bar--${kind}${attempt.injected ? ' rl-bar--injected' : ''}`}
-            data-testid="attempt-bar"
-            data-status={attempt.status === undefined ? kind : String(attempt.status)}
-            data-attempt={String(attempt.n)}
-            data-injected={attempt.injected ? 'true' : undefined}
-            style={{ left: percent(span.left), width: percent(span.width) }}
-            title={`attempt ${attempt.n}: ${attempt.status ?? attempt.error?.name ?? attempt.outcome} · ${
-              attempt.end === undefined ? 'running' : formatMs(attempt.end - attempt.start)
-            } · ${clockTime(attempt.start)}${attempt.injected ? ` · ${INJECTED_BY}` : ''}`}
-          />
-        );
-      })}
+      {row.attempts.map((attempt) => (
+        <AttemptBar
+          key={`a${attempt.n}`}
+          attempt={attempt}
+          axis={axis}
+          now={now}
+          hedged={row.hedges.some((hedge) => hedge.n === attempt.n)}
+        />
+      ))}
+      {row.hedges.map((hedge) => (
+        <AttemptBar key={`h${hedge.n}`} attempt={hedge} axis={axis} now={now} hedged={false} />
+      ))}
       {refusal !== undefined && (
         <Refusal label={refusal} at={row.end ?? row.last} axis={axis} width={width} />
       )}
     </div>
+  );
+}
+
+interface AttemptBarProps {
+  readonly attempt: AttemptRow;
+  readonly axis: Axis;
+  readonly now: number;
+  /** A hedge ran beside it: it keeps the top of the row, the hedge's bar the bottom. */
+  readonly hedged: boolean;
+}
+
+/** An attempt's bar, or its hedge's (thin, below it: `data-hedge`). */
+function AttemptBar({ attempt, axis, now, hedged }: AttemptBarProps) {
+  const kind = attemptClass(attempt);
+  const end = attempt.end ?? Math.max(now, attempt.start);
+  const span = spanOn(axis, attempt.start, end);
+  const cancelled = attempt.answeredBy === 'hedge';
+  const marks = `${attempt.injected ? ' rl-bar--injected' : ''}${hedged ? ' rl-bar--hedged' : ''}${
+    attempt.hedge ? ' rl-bar--hedge' : ''
+  }${cancelled ? ' rl-bar--cancelled' : ''}`;
+  return (
+    <span
+      class={`rl-bar rl-bar--${kind}${marks}`}
+      data-testid={attempt.hedge ? 'hedge-bar' : 'attempt-bar'}
+      data-status={cancelled ? 'cancelled' : attempt.status === undefined ? kind : String(attempt.status)}
+      data-attempt={String(attempt.n)}
+      data-injected={attempt.injected ? 'true' : undefined}
+      data-hedge={attempt.hedge ? 'true' : undefined}
+      data-answered-by={attempt.answeredBy}
+      data-endpoint={attempt.endpoint}
+      style={{ left: percent(span.left), width: percent(span.width) }}
+      title={attemptTitle(attempt)}
+    >
+      {attempt.hedge ? <span class="rl-sr">{HEDGE_LABEL}</span> : null}
+    </span>
   );
 }
 

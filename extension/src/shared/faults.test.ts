@@ -134,6 +134,15 @@ describe('validateFaultRules', () => {
       'rules[0].url: is:injected is known only after an attempt',
     ],
     [
+      { rules: [{ ...rule, url: '/api/ -endpoint:eu.api' }] },
+      'rules[0].url: endpoint:eu.api is known only after an attempt; a rule is matched as the request starts',
+    ],
+    [
+      // The page reads no `is:hedged` (the list's own term): a word it does not know, as in the panel.
+      { rules: [{ ...rule, url: 'is:hedged' }] },
+      'rules[0].url: Unknown is:hedged; use one of retried, failed, refused, waited, injected, pending, success, truncated.',
+    ],
+    [
       { rules: [{ ...rule, url: '"outcome:exhausted"' }] },
       'rules[0].url: outcome:exhausted is known only after an attempt',
     ],

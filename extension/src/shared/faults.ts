@@ -25,7 +25,7 @@ import type {
   StatusFault,
 } from '@retryline/core/instrument';
 import { compileFilter, REGEX_PREFIX } from '../model/filter';
-import { splitWords } from '../model/filter-terms';
+import { readWord, splitWords } from '../model/filter-terms';
 import { startedRow } from '../model/start-row';
 import type { RequestRow } from '../model/timeline';
 
@@ -299,19 +299,18 @@ function startRow({ client, method, url, requestId }: RequestFacts): RequestRow 
 }
 
 // The filter's `key:value` terms whose answer a request has only once it has been sent (or has
-// ended): every `status:`, and `is:` and `outcome:` but for `pending` (filter-terms.ts). A rule is
-// tested on the row of a request that has just started, where they are always false (and their
-// negation always true): a rule holding one would never apply, or apply to everything.
-const LATER_TERM = /^(?:status:|(?:is|outcome):(?!pending,*$))/;
+// ended): every `status:` and `endpoint:` (each attempt picks its endpoint), and `is:` and
+// `outcome:` but for `pending` (filter-terms.ts). A rule is tested on the row of a request that has
+// just started, where they are always false (and their negation always true): a rule holding one
+// would never apply, or apply to everything.
+const LATER_TERM = /^(?:status:|endpoint:|(?:is|outcome):(?!pending,*$))/;
 
 /** The first term of `pattern` that a just-started request cannot answer yet, and why. */
 function laterTerm(pattern: string): string | undefined {
   if (pattern.trim().toLowerCase().startsWith(REGEX_PREFIX)) return undefined;
-  // Words as the filter reads them (filter-terms.ts `parseTerms`): `-` negates, quotes are dropped.
+  // Words as the filter reads them: `-` negates, quotes are dropped.
   for (const word of splitWords(pattern)) {
-    const body = (word.length > 1 && word.startsWith('-') ? word.slice(1) : word)
-      .replaceAll('"', '')
-      .toLowerCase();
+    const { body } = readWord(word);
     if (LATER_TERM.test(body)) {
       return `${body} is known only after an attempt; a rule is matched as the request starts`;
     }

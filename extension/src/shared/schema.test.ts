@@ -143,6 +143,68 @@ describe('validateEvent', () => {
     expect(validateEvent({ ...valid['request-end'], injected: true })).toEqual(valid['request-end']);
   });
 
+  describe('the endpoint and hedge marks of an attempt', () => {
+    const start = valid['attempt-start'];
+    const end = valid['attempt-end'];
+
+    it('keeps an attempt’s endpoint, its hedge mark, and on its end who answered it', () => {
+      const marks = { endpoint: 'https://eu.api.example', hedge: true };
+      expect(validateEvent({ ...start, ...marks })).toEqual({ ...start, ...marks });
+      expect(validateEvent({ ...end, ...marks })).toEqual({ ...end, ...marks });
+      expect(validateEvent({ ...end, answeredBy: 'hedge' })).toEqual({ ...end, answeredBy: 'hedge' });
+      // Only an attempt's end says who answered it: elsewhere the field is not core's, and dropped.
+      expect(validateEvent({ ...start, answeredBy: 'hedge' })).toEqual(start);
+      expect(validateEvent({ ...valid['request-end'], hedge: true, endpoint: 'x' })).toEqual(
+        valid['request-end'],
+      );
+    });
+
+    it.each([
+      ['a hedge mark that is not true', { hedge: false }],
+      ['a hedge mark as a string', { hedge: 'true' }],
+      ['an endpoint that is not a string', { endpoint: 42 }],
+      ['an endpoint as an object', { endpoint: { href: 'https://eu.api.example' } }],
+      ['an endpoint as an array', { endpoint: ['https://eu.api.example'] }],
+    ])('drops an attempt event with %s', (_, patch) => {
+      expect(validateEvent({ ...start, ...patch })).toBeUndefined();
+      expect(validateEvent({ ...end, ...patch })).toBeUndefined();
+    });
+
+    it.each([
+      ['another answerer', 'primary'],
+      ['another case', 'Hedge'],
+      ['a mark', true],
+      ['nothing said', ''],
+    ])('drops an attempt end answered by %s', (_, answeredBy) => {
+      expect(validateEvent({ ...end, answeredBy })).toBeUndefined();
+    });
+
+    it('cuts an endpoint to 2,048 characters and strips its credentials, as a request URL', () => {
+      const long = validateEvent({ ...start, endpoint: `https://eu.api.example/${'a'.repeat(5000)}` });
+      expect(long?.type === 'attempt-start' && long.endpoint).toHaveLength(MAX_STRING_LENGTH);
+      expect(long?.type === 'attempt-start' && long.endpoint?.endsWith('…')).toBe(true);
+      const credentialed = validateEvent({ ...end, endpoint: 'https://svc:s3cret@eu.api.example/v1' });
+      expect(credentialed?.type === 'attempt-end' && credentialed.endpoint).toBe('https://eu.api.example/v1');
+      expect(JSON.stringify(credentialed)).not.toContain('s3cret');
+    });
+
+    it('takes no mark from the prototype or from a getter', () => {
+      expect(validateEvent(Object.assign(Object.create({ hedge: true, endpoint: 'x' }), start))).toEqual(
+        start,
+      );
+      let called = false;
+      const withGetter = {
+        ...end,
+        get answeredBy() {
+          called = true;
+          return 'hedge';
+        },
+      };
+      expect(validateEvent(withGetter)).toEqual(end);
+      expect(called).toBe(false);
+    });
+  });
+
   it('drops fields core does not define', () => {
     const event = validateEvent({ ...valid.budget, html: '<img onerror=alert(1)>', body: 'secret' });
     expect(event).toEqual(valid.budget);

@@ -123,6 +123,8 @@ const jitter = oneOf<RetryScheduledEvent['jitter']>({
 });
 const breakerState = oneOf<BreakerStateEvent['to']>({ closed: true, open: true, 'half-open': true });
 const guard = oneOf<GuardWaitEvent['guard']>({ limiter: true, bulkhead: true, pacing: true, parked: true });
+/** Who answered an attempt the loop sent: only its hedge can, so far (a hedged attempt's own end says so). */
+const answeredBy = oneOf<NonNullable<AttemptEndEvent['answeredBy']>>({ hedge: true });
 const releaseReason = oneOf<RetryReleasedEvent['reason']>({
   probe: true,
   released: true,
@@ -228,7 +230,15 @@ const SPECS = {
     method: optional(text),
     url: optional(url),
   },
-  'attempt-start': { attempt: required(count), headers: optional(headers), injected: optional(mark) },
+  // An endpoint is a base URL the page's client was given: capped and stripped of credentials as
+  // the request's URL is.
+  'attempt-start': {
+    attempt: required(count),
+    headers: optional(headers),
+    injected: optional(mark),
+    endpoint: optional(url),
+    hedge: optional(mark),
+  },
   'attempt-end': {
     attempt: required(count),
     outcome: required(attemptOutcome),
@@ -238,6 +248,9 @@ const SPECS = {
     status: optional(status),
     headers: optional(headers),
     injected: optional(mark),
+    endpoint: optional(url),
+    hedge: optional(mark),
+    answeredBy: optional(answeredBy),
   },
   'retry-scheduled': {
     attempt: required(count),
