@@ -179,7 +179,7 @@ describe('rebase', () => {
 
 describe('picking', () => {
   const route = (value: ReturnType<typeof failover>, pool = new Pool(memoryStore())) =>
-    new Route(value, pool, { method: 'GET', url: '/x' }, seededRandom(3), () => {}, 'GET /x');
+    new Route(value, pool, { method: 'GET', url: '/x' }, seededRandom(3), (() => {}) as never, 'GET /x');
   const picks = async (r: Route, n: number, now = () => 0) => {
     const out: string[] = [];
     for (let i = 0; i < n; i++) out.push((await r.pick(new Set(), now, {})).endpoint.base);

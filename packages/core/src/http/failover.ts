@@ -18,7 +18,7 @@
 
 import type { AttemptResult, LoopAttempt, Refusal } from '../engine/attempt-loop';
 import type { Health } from '../engine/outcome';
-import { CircuitOpenError, isRetrylineError } from '../errors';
+import { CircuitOpenError, isRetrylineError, type RetrylineErrorDetails } from '../errors';
 import type { Emit } from '../events/emitter';
 import {
   type BreakerAdmission,
@@ -368,11 +368,7 @@ export class Route {
    * breaker refuses is ejected until it would let a probe through, and the pick goes on among the
    * rest; with every endpoint ejected the attempt is refused, nothing sent.
    */
-  async pick(
-    avoid: ReadonlySet<string>,
-    now: () => number,
-    attempt: { attempts: number; totalDelay: number; cause: unknown },
-  ): Promise<Picked> {
+  async pick(avoid: ReadonlySet<string>, now: () => number, attempt: RetrylineErrorDetails): Promise<Picked> {
     const { breaker } = this.#failover;
     const pool = this.#pool;
     const refused = new Set<string>();

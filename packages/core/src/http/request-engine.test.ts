@@ -956,7 +956,7 @@ describe('runHttpRequest', () => {
         const value = headers.get('retry-after-ms');
         return value === null ? undefined : Number(value);
       };
-      const hint = ms as unknown as HttpRetryOptions['hint'];
+      const hint = ms as unknown as NonNullable<HttpRetryOptions['hint']>;
       const first = setup([res(503, { 'retry-after-ms': '2500', 'retry-after': '9' }), res(200)], {
         options: { hint },
       });
