@@ -96,6 +96,36 @@ function requestUrl(instance: AxiosInstance, config: InternalAxiosRequestConfig)
   return url === '' ? baseURL : `${baseURL.replace(/\/?\/$/, '')}/${url.replace(/^\/+/, '')}`;
 }
 
+/**
+ * Points an attempt's config at the URL the engine moved it to (its `endpoints` option): `to` is
+ * `from`, the URL the engine was given, on another endpoint's base, so the two share their tail
+ * (path and query) and differ in their head. The config's own URL, after its interceptors ran
+ * again for this attempt, gets the same head swapped, and `baseURL` goes: the URL is absolute now,
+ * which axios would otherwise still join onto `baseURL` under `allowAbsoluteUrls: false`. `params`
+ * stay for axios to append once, as they were (an interceptor may have renewed one). A URL an
+ * interceptor moved off that head goes to `to` as it is, its query already in it.
+ */
+function moveTo(instance: AxiosInstance, config: InternalAxiosRequestConfig, from: string, to: string): void {
+  let shared = 0;
+  while (
+    shared < from.length &&
+    shared < to.length &&
+    from.charCodeAt(from.length - 1 - shared) === to.charCodeAt(to.length - 1 - shared)
+  ) {
+    shared++;
+  }
+  const oldHead = from.slice(0, from.length - shared);
+  const newHead = to.slice(0, to.length - shared);
+  const own = requestUrl(instance, { ...config, params: undefined });
+  if (own.startsWith(oldHead)) {
+    config.url = newHead + own.slice(oldHead.length);
+  } else {
+    config.url = to;
+    config.params = undefined;
+  }
+  delete config.baseURL;
+}
+
 function isStream(data: unknown): boolean {
   if (typeof data !== 'object' || data === null) return false;
   return (
@@ -745,6 +775,8 @@ async function runRequest(
     );
   }
   const { retry } = config;
+  // The URL the engine is given: what `endpoints` rebases an attempt from.
+  const url = requestUrl(instance, config);
   const given = config.signal as AbortSignal | undefined;
   const configSignal = typeof given?.addEventListener === 'function' ? given : undefined;
   // A CancelToken (axios's older way to cancel) stops waits and retries as a signal does.
@@ -785,13 +817,18 @@ async function runRequest(
   // One attempt through `adapter`: axios's own, or one answering a fault the DevTools panel injects.
   const sendThrough = async (
     adapter: AxiosAdapter,
-    { attempt, signal: attemptSignal, headers: added }: HttpAttempt,
+    { attempt, signal: attemptSignal, headers: added, url: moved }: HttpAttempt,
   ): Promise<Answered> => {
     // The first attempt goes out with axios's own config unless something in it must change; a
     // retry gets a copy for its interceptors to work on. (Copying a config of some thirty
     // fields costs microseconds: `{ ...config }` takes a slow path in V8, Node 20.)
     const copy =
-      attempt > 1 || attemptSignal !== undefined || validateResponse !== undefined || streamed || !!form;
+      attempt > 1 ||
+      attemptSignal !== undefined ||
+      moved !== undefined ||
+      validateResponse !== undefined ||
+      streamed ||
+      !!form;
     let attemptConfig: InternalAxiosRequestConfig = copy ? Object.assign({}, config) : config;
     if (copy) attemptConfig.headers = Headers.from(config.headers);
     if (attemptSignal) attemptConfig.signal = attemptSignal;
@@ -806,6 +843,8 @@ async function runRequest(
       attemptConfig = await rerunRequestInterceptors(instance, attemptConfig, own);
       hooks.beforeRetry?.(attemptConfig);
     }
+    // Last, so the interceptors see the request as the caller made it and the endpoint stays the engine's pick.
+    if (moved !== undefined) moveTo(instance, attemptConfig, url, moved);
     if (streamed) attemptConfig.responseType = 'stream';
     if (form) attemptConfig.data = form;
     const headers = form ? { ...added, 'Content-Type': form.type } : added;
@@ -835,7 +874,7 @@ async function runRequest(
     const { response: answered, info } = await runHttpRequest<Answered>({
       client: 'axios',
       method: config.method ?? 'get',
-      url: requestUrl(instance, config),
+      url,
       // Read only when the engine needs them (a header an option names, a failure, an event).
       headers: new LazyHeaders(config),
       replayable: !isStream(config.data),
