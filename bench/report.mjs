@@ -22,6 +22,8 @@ export const BENCHES = [
   { name: 'storm', title: 'Retry storm', script: 'bench/storm.mjs' },
   { name: 'storm-real', title: 'Retry storm on a real server', script: 'bench/storm-real.mjs' },
   { name: 'overload', title: 'Overload (2× capacity)', script: 'bench/overload.mjs' },
+  { name: 'balance', title: 'Endpoint balancing', script: 'bench/balance.mjs' },
+  { name: 'hedge', title: 'Hedged requests', script: 'bench/hedge.mjs' },
   { name: 'redis-latency', title: 'Redis store latency', script: 'bench/redis-latency.mjs' },
   { name: 'viewer-render', title: 'Viewer render', script: 'bench/viewer-render.mjs' },
 ];
@@ -41,6 +43,8 @@ const TARGETS = {
   closedSuccess: 0.995,
   closedP99Ms: 2500,
   closedRecoveryMs: 500,
+  // Hedging at p95 (issue 24): p99 at least this many times lower, extra load within the budget ratio.
+  hedgeP99Reduction: 3,
 };
 
 /**
@@ -875,6 +879,187 @@ function stormRealSection(result) {
   return lines;
 }
 
+// --- Endpoints and hedging ---------------------------------------------------------------------
+
+const maybeMs = (value, decimals = 2) => (value === null || value === undefined ? '—' : ms(value, decimals));
+const signedMs = (value) =>
+  Number.isFinite(value) ? `${value >= 0 ? '+' : '−'}${ms(Math.abs(value), 2)}` : '—';
+const maybePercent = (value) => (Number.isFinite(value) ? percent(value) : '—');
+const maybeRatio = (value) => (Number.isFinite(value) ? ratio(value) : '—');
+
+/**
+ * How quiet the machine was: the client process's CPU and event-loop delay over the measured rounds,
+ * the servers' timer lateness and the load average. A client near a full core, or a loop running
+ * tens of ms late, puts its own queue into every latency above.
+ */
+function noiseLine(result) {
+  const lateness = Object.values(result.serverTimerLatenessMs);
+  const client = result.client
+    ? `This process used ${maybePercent(result.client.cpuShareOfOneCore)} of a core over the measured rounds and its event loop ran late by ${ms(result.client.loopDelayMs.p99, 1)} at p99 (${ms(result.client.loopDelayMs.max, 1)} at most); `
+    : '';
+  return `- ${client}server timers ran late by ${ms(Math.max(...lateness.map((l) => l.p99)), 1)} at p99 (${ms(Math.max(...lateness.map((l) => l.max)), 1)} at most); load average (1 min) ${number(result.loadAverage1m.before, 2)} before, ${number(result.loadAverage1m.after, 2)} after, on ${number(result.machine.cores)} cores.`;
+}
+
+function balanceSection(result) {
+  const s = result.setup;
+  const rows = result.rows;
+  const lines = [
+    `Three loopback endpoints in a child process, \`a\` and \`b\` answering after ${ms(s.baseMs, 0)} and \`slow\` after ${ms(s.baseMs * s.slowFactor, 0)} (each ± ${number(s.spread * 100)} %, a timer per request: no errors, no capacity limit), and one \`retryFetch(fetch, { endpoints: failover([a, b, slow], { balance }) })\` client per row sending \`GET /ok\` through ${number(s.lanes)} lanes (${number(s.lanes)} requests always outstanding). ${number(s.rounds)} interleaved rounds × ${number(s.perRound)} requests per row, after ${number(s.warmUp)} warm-up requests each; seed ${s.seed}. Latency is from the call to the body read; the shares are counted by the servers. The two two-choices rows are identical clients (A/A): their difference is the noise floor. Context, no target.`,
+    '',
+    table(
+      [
+        'balance',
+        'p50',
+        'p95',
+        'p99',
+        'p99.9',
+        "slow endpoint's share",
+        'share per round (min … max)',
+        'a / b',
+        'attempts per request',
+      ],
+      rows.map((row) => [
+        row.variant,
+        maybeMs(row.latencyMs.p50),
+        maybeMs(row.latencyMs.p95),
+        maybeMs(row.latencyMs.p99),
+        maybeMs(row.latencyMs.p999),
+        maybePercent(row.share.slow),
+        `${maybePercent(row.slowShareRounds.min)} … ${maybePercent(row.slowShareRounds.max)}`,
+        `${maybePercent(row.share.a)} / ${maybePercent(row.share.b)}`,
+        number(row.attemptsPerRequest, 3),
+      ]),
+      ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    ),
+    '',
+  ];
+  const byId = (id) => rows.find((row) => row.id === id);
+  const [mine, copy, robin] = ['two-choices', 'two-choices-copy', 'round-robin'].map(byId);
+  if (mine && copy) {
+    lines.push(
+      `- Noise floor (A/A): the copy differs by ${['p50', 'p95', 'p99'].map((q) => `${signedMs(copy.latencyMs[q] - mine.latencyMs[q])} at ${q}`).join(', ')}, and by ${(copy.share.slow - mine.share.slow) >= 0 ? '+' : '−'}${number(Math.abs(copy.share.slow - mine.share.slow) * 100, 1)} points in the slow endpoint's share.`,
+    );
+  }
+  if (mine && robin) {
+    lines.push(
+      `- two-choices sends the slow endpoint ${maybePercent(mine.share.slow)} of requests against round-robin's ${maybePercent(robin.share.slow)}; p95 ${maybeMs(mine.latencyMs.p95)} against ${maybeMs(robin.latencyMs.p95)}, p99 ${maybeMs(mine.latencyMs.p99)} against ${maybeMs(robin.latencyMs.p99)}.`,
+    );
+  }
+  const retried = rows.filter((row) => row.attemptsPerRequest > 1);
+  const failed = rows.filter((row) => Object.keys(row.errors ?? {}).length > 0);
+  if (retried.length > 0 || failed.length > 0) {
+    lines.push(
+      `- Not every request went through on its first attempt: ${[
+        ...retried.map((row) => `${row.variant} ${number(row.attemptsPerRequest, 3)} attempts per request`),
+        ...failed.map(
+          (row) =>
+            `${row.variant} failed ${Object.entries(row.errors)
+              .map(([name, n]) => `${number(n)} × ${name}`)
+              .join(', ')}`,
+        ),
+      ].join('; ')}.`,
+    );
+  }
+  lines.push(noiseLine(result));
+  return lines;
+}
+
+/** A hedged row against its target: p99 at least TARGETS.hedgeP99Reduction× lower, extra load ≤ the budget ratio. */
+const hedgeOk = (row, ratioLimit) =>
+  row.p99Reduction >= TARGETS.hedgeP99Reduction && row.extraLoad <= ratioLimit;
+
+function hedgeSection(result) {
+  const s = result.setup;
+  const rows = result.rows;
+  const lines = [
+    `Two loopback servers in a child process answering after ${ms(s.baseMs, 0)} (± ${number(s.spread * 100)} %), except exactly 1 in every ${number(Math.round(1 / s.tailShare))} requests of a row, wherever they go (a seeded random place in each run of ${number(Math.round(1 / s.tailShare))}) after ${ms(s.tailMs, 0)}; one \`retryFetch\` client per row (no hedge, or \`hedge: hedging({ delay: 'p95' })\`; one URL, or \`endpoints: failover([a, b])\`, whose hedge goes to the other endpoint) sending \`GET …/ok\` through ${number(s.lanes)} lanes, ${number(s.rounds)} interleaved rounds × ${number(s.perRound)} requests per row, after ${number(s.warmUp)} warm-up requests each (so the p95 is learned); seed ${s.seed}. Quantiles are nearest rank (\`sorted[⌊q·n⌋]\`); "over ½ tail" is the share of requests slower than ${ms(s.tailMs / 2, 0)}. Extra load is the servers' arrivals ÷ the client's requests − 1; hedges, wins and budget refusals are the client's events; "hedge after" is how long after its primary attempt a hedge started (the learned p95, plus timer lateness). Target: p99 at least ${number(TARGETS.hedgeP99Reduction)}× lower than without a hedge, extra load ≤ the retry budget's ratio (${number(s.budgetRatio, 1)}).`,
+    '',
+    table(
+      [
+        'variant',
+        'p50',
+        'p95',
+        'p99',
+        'p99.9',
+        'over ½ tail',
+        'extra load',
+        'hedges',
+        'won by the hedge',
+        'budget refused',
+        'hedge after (p50)',
+        'p99 vs no hedge',
+        '',
+      ],
+      rows.map((row) => [
+        row.variant,
+        maybeMs(row.latencyMs.p50),
+        maybeMs(row.latencyMs.p95),
+        maybeMs(row.latencyMs.p99),
+        maybeMs(row.latencyMs.p999),
+        maybePercent(row.slowerThanHalfTail),
+        maybePercent(row.extraLoad),
+        row.hedge ? `${number(row.events.hedges)} (${maybePercent(row.events.hedgeShare)})` : '—',
+        row.hedge ? number(row.events.answeredByHedge) : '—',
+        row.hedge ? number(row.events.budgetRefused) : '—',
+        row.hedgeDelayMs ? ms(row.hedgeDelayMs.p50, 2) : '—',
+        row.baseline ? `${maybeRatio(row.p99Reduction)} lower` : '',
+        row.baseline ? verdict(hedgeOk(row, s.budgetRatio)) : '',
+      ]),
+      [
+        'left',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'left',
+      ],
+    ),
+    '',
+  ];
+  const byId = (id) => rows.find((row) => row.id === id);
+  const [none, copy] = ['none', 'none-copy'].map(byId);
+  if (none && copy) {
+    lines.push(
+      `- Noise floor (A/A, no hedge): the copy differs by ${['p50', 'p95', 'p99', 'p999'].map((q) => `${signedMs(copy.latencyMs[q] - none.latencyMs[q])} at ${q === 'p999' ? 'p99.9' : q}`).join(', ')}.`,
+    );
+  }
+  for (const row of rows.filter((r) => r.baseline)) {
+    const base = byId(row.baseline);
+    lines.push(
+      `- ${row.variant}: p99 ${maybeMs(row.latencyMs.p99)} against ${maybeMs(base.latencyMs.p99)} without (${maybeRatio(row.p99Reduction)} lower; target ≥ ${number(TARGETS.hedgeP99Reduction)}×), extra load ${maybePercent(row.extraLoad)} against the budget ratio ${maybePercent(s.budgetRatio)}: ${verdict(hedgeOk(row, s.budgetRatio))}. ${number(row.events.hedges)} hedges for ${number(row.events.requests)} requests, ${number(row.events.hedgesCancelled)} of them cancelled; ${number(row.events.budgetRefused)} refused by the budget.`,
+    );
+  }
+  for (const row of rows.filter((r) => r.hedge && r.byClass)) {
+    const { notHedged, primaryWon, hedgeWon } = row.byClass;
+    const show = (c) =>
+      c.n > 0 ? `${number(c.n)} (p50 ${ms(c.p50, 1)}, p95 ${ms(c.p95, 1)}, max ${ms(c.max, 1)})` : 'none';
+    lines.push(
+      `- ${row.variant}, request by request: not hedged ${show(notHedged)}; hedged, answered by the primary ${show(primaryWon)}; answered by the hedge ${show(hedgeWon)}.`,
+    );
+  }
+  const c = result.connections;
+  if (c) {
+    const end = c.afterSettle;
+    const open = Object.values(end.servers).reduce((sum, x) => sum + x.open, 0);
+    const busy = Object.values(end.servers).reduce((sum, x) => sum + x.busy, 0);
+    const inFlight = Object.values(end.servers).reduce((sum, x) => sum + x.inFlight, 0);
+    const accepted = Object.values(end.servers).reduce((sum, x) => sum + x.accepted, 0);
+    const abandoned = rows.reduce((sum, row) => sum + row.server.abandoned, 0);
+    lines.push(
+      `- Cancelled attempts free their connections: ${verdict(c.freed)}. ${ms(c.settleMs, 0)} after the last request, the servers have ${number(inFlight)} requests in flight and ${number(busy)} busy connections of ${number(open)} open (the client holds ${number(end.clientOpenConnections)}), and undici has ${number(end.undiciUnfinished)} requests unfinished of ${number(end.undici.created)} created (${number(end.undici.errored)} ended by an abort or error). The servers saw ${number(abandoned)} requests abandoned before their answer and accepted ${number(accepted)} connections in all: an aborted fetch closes its connection, so each cancelled attempt still waiting costs a new one.`,
+    );
+  }
+  lines.push(noiseLine(result));
+  return lines;
+}
+
 function redisSection(result) {
   const modes = Object.entries(result.perRequest ?? {});
   const lines = [
@@ -1102,6 +1287,8 @@ const SECTIONS = {
   storm: stormSection,
   'storm-real': stormRealSection,
   overload: overloadSection,
+  balance: balanceSection,
+  hedge: hedgeSection,
   'redis-latency': redisSection,
   'viewer-render': viewerSection,
 };
@@ -1116,6 +1303,8 @@ const ORDER = [
   'storm',
   'storm-real',
   'overload',
+  'balance',
+  'hedge',
   'redis-latency',
   'viewer-render',
 ];
@@ -1224,6 +1413,14 @@ function summaryRows(results) {
       `overload (${plain(results.overload.scenario.offeredLoad)}× capacity): Retryline + throttle's goodput ≥ Retryline defaults', with fewer 503s at the server (every seed)`,
       `${ratio3(check.goodput.min)}–${ratio3(check.goodput.max)} the goodput, ${ratio3(check.rejected.min)}–${ratio3(check.rejected.max)} the 503s`,
       verdict(check.ok),
+    ]);
+  }
+  const hedge = results.hedge;
+  for (const row of hedge?.rows.filter((r) => r.baseline) ?? []) {
+    rows.push([
+      `hedge at p95 (${row.variant}): p99 ≥ ${number(TARGETS.hedgeP99Reduction)}× lower than without, extra load ≤ the budget ratio (${maybePercent(hedge.setup.budgetRatio)})`,
+      `${maybeRatio(row.p99Reduction)} lower, ${maybePercent(row.extraLoad)} extra`,
+      verdict(hedgeOk(row, hedge.setup.budgetRatio)),
     ]);
   }
   const real = results['storm-real']?.policies.filter((p) => p.policy.startsWith('@retryline'));
