@@ -28,12 +28,18 @@ function slowFirst(slowMs: number): Handler {
   };
 }
 
+/**
+ * A budget with room for one hedge per request: hedges are held to the budget's ratio (the
+ * default, 10 %, has room for one in ten requests), and these tests hedge a client's first.
+ */
+const roomForHedges = () => retryBudget({ ratio: 1, minPerSecond: 0 });
+
 const hedgeEvents = (events: readonly RetrylineEvent[]) => events.filter(isHedge);
 
 describe.each(ADAPTERS)('$name with hedge: hedging(50)', (adapter: Adapter) => {
   it('takes a GET’s answer from the hedge, and closes the slow request’s connection unanswered', async () => {
     const server = await start(slowFirst(NEVER_MS));
-    const client = adapter.create(server.url, { ...fast, hedge: hedging(50) });
+    const client = adapter.create(server.url, { ...fast, hedge: hedging(50), budget: roomForHedges() });
 
     const result = await client.send('GET', `${server.url}/report`);
 
@@ -46,7 +52,7 @@ describe.each(ADAPTERS)('$name with hedge: hedging(50)', (adapter: Adapter) => {
 
   it('reports the hedge as its own attempt pair, overlapping the attempt it hedges, and who answered', async () => {
     const server = await start(slowFirst(NEVER_MS));
-    const client = adapter.create(server.url, { ...fast, hedge: hedging(50) });
+    const client = adapter.create(server.url, { ...fast, hedge: hedging(50), budget: roomForHedges() });
 
     await client.send('GET', `${server.url}/report`);
 
@@ -90,7 +96,7 @@ describe.each(ADAPTERS)('$name with hedge: hedging(50)', (adapter: Adapter) => {
       );
       res.on('close', () => clearTimeout(timer));
     });
-    const client = adapter.create(server.url, { ...fast, hedge: hedging(50) });
+    const client = adapter.create(server.url, { ...fast, hedge: hedging(50), budget: roomForHedges() });
 
     const result = await client.send('GET', `${server.url}/report`);
 
@@ -112,6 +118,7 @@ describe.each(ADAPTERS)('$name with hedge: hedging(50)', (adapter: Adapter) => {
     const client = adapter.create(one.url, {
       ...fast,
       hedge: hedging(50),
+      budget: roomForHedges(),
       endpoints: failover([one.url, two.url]),
     });
 
@@ -132,6 +139,7 @@ describe.each(ADAPTERS)('$name with hedge: hedging(50)', (adapter: Adapter) => {
     const client = adapter.create(server.url, {
       ...fast,
       hedge: hedging(50),
+      budget: roomForHedges(),
       idempotencyKey: { header: 'Idempotency-Key' },
     });
 
@@ -148,10 +156,11 @@ describe.each(ADAPTERS)('$name with hedge: hedging(50)', (adapter: Adapter) => {
 
   it('sends no hedge when the retry budget refuses one', async () => {
     const server = await start(slowFirst(SLOW_MS));
-    const options: HttpRetryOptions = { ...fast, hedge: hedging(50) };
+    const options: HttpRetryOptions = { ...fast, hedge: hedging(50), budget: roomForHedges() };
     const client = adapter.create(server.url, {
       ...options,
-      budget: retryBudget({ ratio: 0, minPerSecond: 0 }),
+      // Its floor (10 a second) is for retries, never hedges.
+      budget: retryBudget({ ratio: 0 }),
     });
 
     const result = await client.send('GET', `${server.url}/report`);
@@ -159,9 +168,9 @@ describe.each(ADAPTERS)('$name with hedge: hedging(50)', (adapter: Adapter) => {
     expect(result).toEqual({ status: 200, body: 'slow' });
     expect(server.received).toHaveLength(1);
     expect(hedgeEvents(client.events)).toEqual([]);
-    // With the default budget, the same request to the same kind of server is hedged.
+    // With a budget that has room for it, the same request to the same kind of server is hedged.
     const control = await start(slowFirst(SLOW_MS));
-    const funded = adapter.create(control.url, options);
+    const funded = adapter.create(control.url, { ...options, budget: roomForHedges() });
     expect(await funded.send('GET', `${control.url}/report`)).toEqual({ status: 200, body: 'fast' });
     expect(control.received).toHaveLength(2);
   });

@@ -100,6 +100,8 @@ export interface GuardSession {
   }): Promise<Refusal | undefined>;
   /** The server said the quota is spent until `until`. */
   pace?(until: number): Promise<void>;
+  /** The retry budget: whether a hedge may go, counted as a retry (`true`) or not. */
+  allowHedge?(summary: string): Promise<boolean>;
 }
 
 /** A guard value bound to one client: its store and key function settled. */

@@ -217,6 +217,11 @@ export interface GuardHooks {
   admit(attempt: LoopAttempt): Refusal | undefined | Promise<Refusal | undefined>;
   /** `undefined` when there was nothing to release. */
   release(): Promise<void> | undefined;
+  /**
+   * The attempt the guards admitted is not sent after all (an endpoint pick that followed them
+   * refused it): what they hold for a sent attempt goes (the loop then releases their places).
+   */
+  unsent(): Promise<void> | undefined;
   /** `undefined` when no guard counts outcomes (no breaker). */
   record(health: Health): Promise<void> | undefined;
   /**
@@ -335,6 +340,7 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
     // loop unless a guard waits: the happy path's most frequent cost.
     admit: (attempt) => admitFrom(sessions, refuse, unsent, 0, attempt, clock.now() + attempt.remaining),
     release,
+    unsent,
     record: (health) => all(sessions, (session) => session.record?.(health)),
     abandon: () => all(sessions, (session) => session.abandon?.()),
     async allowRetry(failed) {
@@ -347,7 +353,7 @@ export function guardHooks(guards: ResolvedGuards, context: GuardContext): Guard
     pace: (until) => all(sessions, (session) => session.pace?.(until)) ?? Promise.resolve(),
     async allowHedge(summary) {
       const budget = sessions[guards.list.findIndex((guard) => guard.kind === 'budget')];
-      return (await budget?.allowRetry?.({ details: {}, summary })) === undefined;
+      return budget?.allowHedge ? budget.allowHedge(summary) : true;
     },
     takeWaits() {
       const taken = waits;

@@ -358,6 +358,8 @@ function bindBudget(
   keyOf: (request: GuardRequest) => string,
 ): BoundGuard & BoundBudget {
   const ops = budgetOps(store);
+  // Hedges stay within the ratio itself: the floor lets a quiet client retry, not copy every request.
+  const hedges: RetryBudgetConfig = Object.freeze({ ...config, minPerSecond: 0 });
   return {
     kind: 'budget',
     keyOf,
@@ -368,6 +370,11 @@ function bindBudget(
           if (attempt.attempt !== 1) return undefined;
           const counted = ops.budgetRequest(key, config, policy.clock.now());
           return counted instanceof Promise ? counted.then(() => undefined) : undefined;
+        },
+        async allowHedge() {
+          const decision = await ops.budgetRetry(key, hedges, policy.clock.now());
+          emit({ type: 'budget', key, remaining: decision.remaining, allowed: decision.allowed });
+          return decision.allowed;
         },
         async allowRetry({ details, summary }) {
           const decision = await ops.budgetRetry(key, config, policy.clock.now());

@@ -5,9 +5,11 @@ import { retryBudget } from '../guard/retry-budget';
 import { memoryStore } from '../guard/store';
 import { seededRandom } from '../time/random';
 import { type VirtualClock, virtualClock } from '../time/virtual-clock';
-import { ended, failover, hedging, Pool, Route, rebase } from './failover';
+import { ended, failover, hedging, Pool, poolOf, Route, rebase } from './failover';
 import { type HttpAttempt, type HttpExchange, type HttpRetryOptions, runHttpRequest } from './request-engine';
 
+// A budget that gives every request its hedge: the tests of hedging itself, not of the budget.
+const everyHedge = () => retryBudget({ ratio: 1, minPerSecond: 0 });
 const A = 'https://a.api.example';
 const B = 'https://b.api.example';
 const C = 'https://c.api.example';
@@ -343,7 +345,11 @@ describe('hedging through the engine', () => {
     const clock = virtualClock(0);
     const { sends, request } = client((_b, n) => (n === 1 ? 'hang' : { after: 5, status: 200 }), clock);
     const events: RetrylineEvent[] = [];
-    const options = base(clock, { hedge: hedging(50), onEvent: (event) => events.push(event) });
+    const options = base(clock, {
+      budget: everyHedge(),
+      hedge: hedging(50),
+      onEvent: (event) => events.push(event),
+    });
     const { response } = await settle(clock, request('GET', `${A}/x`, options));
     expect(response.status).toBe(200);
     expect(sends).toHaveLength(2);
@@ -363,7 +369,11 @@ describe('hedging through the engine', () => {
     const clock = virtualClock(0);
     const late = client((_b, n) => (n === 1 ? { after: 80, status: 200 } : 'hang'), clock);
     const events: RetrylineEvent[] = [];
-    const options = base(clock, { hedge: hedging(50), onEvent: (event) => events.push(event) });
+    const options = base(clock, {
+      budget: everyHedge(),
+      hedge: hedging(50),
+      onEvent: (event) => events.push(event),
+    });
     await settle(clock, late.request('GET', `${A}/x`, options));
     expect(late.sends).toHaveLength(2);
     expect(late.sends[1]?.aborted()).toBe(true);
@@ -372,7 +382,10 @@ describe('hedging through the engine', () => {
     expect(hedgeEnd).toMatchObject({ outcome: 'aborted' });
 
     const quick = client(() => ({ after: 10, status: 200 }), clock);
-    await settle(clock, quick.request('GET', `${A}/x`, base(clock, { hedge: hedging(50) })));
+    await settle(
+      clock,
+      quick.request('GET', `${A}/x`, base(clock, { budget: everyHedge(), hedge: hedging(50) })),
+    );
     expect(quick.sends).toHaveLength(1);
   });
 
@@ -382,6 +395,7 @@ describe('hedging through the engine', () => {
     const options = base(clock, {
       endpoints: failover([A, B], { balance: 'round-robin' }),
       hedge: hedging(20),
+      budget: everyHedge(),
     });
     const { response } = await settle(clock, request('GET', '/x', options));
     expect(response.from).toBe(B);
@@ -391,32 +405,37 @@ describe('hedging through the engine', () => {
   it('never hedges a POST, even keyed', async () => {
     const clock = virtualClock(0);
     const { sends, request } = client(() => ({ after: 100, status: 200 }), clock);
-    const options = base(clock, { hedge: hedging(10), idempotencyKey: { header: 'Idempotency-Key' } });
+    const options = base(clock, {
+      budget: everyHedge(),
+      hedge: hedging(10),
+      idempotencyKey: { header: 'Idempotency-Key' },
+    });
     await settle(clock, request('POST', `${A}/x`, options));
     expect(sends).toHaveLength(1);
   });
 
-  it('charges each hedge to the retry budget, and sends none once it is spent', async () => {
+  it('charges each hedge to the retry budget, within its ratio (its floor is for retries, not hedges)', async () => {
     const clock = virtualClock(0);
     const { sends, request } = client(() => ({ after: 100, status: 200 }), clock);
-    const budget = retryBudget({ ratio: 0, minPerSecond: 0.2, windowMs: 10_000 });
+    // Half as many retries as requests, and a floor of 10 a second that hedges do not get.
+    const budget = retryBudget({ ratio: 0.5, minPerSecond: 10, windowMs: 10_000 });
     const events: RetrylineEvent[] = [];
     const options = base(clock, { hedge: hedging(10), budget, onEvent: (event) => events.push(event) });
-    // The floor allows 2 retries in the window: 2 hedges, then none.
     for (let i = 0; i < 4; i++) await settle(clock, request('GET', `${A}/x`, options));
+    // retries + 1 ≤ 0.5 × requests: the 2nd and the 4th request may hedge.
+    expect(events.filter((e) => e.type === 'budget').map((e) => (e as { allowed: boolean }).allowed)).toEqual(
+      [false, true, false, true],
+    );
     const hedges = events.filter((e) => e.type === 'attempt-start' && (e as { hedge?: true }).hedge);
     expect(hedges).toHaveLength(2);
     expect(sends).toHaveLength(6);
-    expect(events.filter((e) => e.type === 'budget').map((e) => (e as { allowed: boolean }).allowed)).toEqual(
-      [true, true, false, false],
-    );
   });
 
   it("waits for an endpoint's p95 (20 answers) before hedging at it, or its fallback", async () => {
     const clock = virtualClock(0);
     const { sends, request } = client(() => ({ after: 40, status: 200 }), clock);
     const store = memoryStore();
-    const p95 = base(clock, { hedge: hedging({ delay: 'p95' }), store });
+    const p95 = base(clock, { budget: everyHedge(), hedge: hedging({ delay: 'p95' }), store });
     for (let i = 0; i < 20; i++) await settle(clock, request('GET', `${A}/x`, p95));
     expect(sends).toHaveLength(20);
     // Learned: every answer took 40 ms, so a 40 ms answer is not late (the hedge would go at 40).
@@ -424,9 +443,27 @@ describe('hedging through the engine', () => {
     await settle(clock, slow.request('GET', `${A}/x`, p95));
     expect(slow.sends).toHaveLength(2);
     const fresh = client(() => ({ after: 100, status: 200 }), clock);
-    const fallback = base(clock, { hedge: hedging({ delay: 'p95', fallback: 30 }) });
+    const fallback = base(clock, { budget: everyHedge(), hedge: hedging({ delay: 'p95', fallback: 30 }) });
     await settle(clock, fresh.request('GET', `${A}/x`, fallback));
     expect(fresh.sends).toHaveLength(2);
+  });
+
+  it('counts an attempt its hedge beat in its endpoint’s latencies, as long as it ran', async () => {
+    const clock = virtualClock(0);
+    const store = memoryStore();
+    const options = base(clock, { budget: everyHedge(), hedge: hedging({ delay: 'p95' }), store });
+    // 20 answers at 10 ms: the p95 is 10 ms.
+    const quick = client(() => ({ after: 10, status: 200 }), clock);
+    for (let i = 0; i < 20; i++) await settle(clock, quick.request('GET', `${A}/x`, options));
+    const stats = poolOf(store).stats.get(A);
+    expect(stats?.p95).toBe(10);
+    // Then the endpoint stalls: every attempt is beaten by its hedge, 5 ms after the hedge went.
+    const stalled = client((_b, n) => (n % 2 === 1 ? 'hang' : { after: 5, status: 200 }), clock);
+    for (let i = 0; i < 20; i++) await settle(clock, stalled.request('GET', `${A}/x`, options));
+    // The cancelled attempts ran 15 ms or more (each at the hedge delay + 5): the p95 sees the
+    // tail and moves up, rather than staying on the fast answers the hedges brought.
+    expect(stats?.p95).toBeGreaterThanOrEqual(15);
+    expect(Math.min(...(stats?.samples.slice(-10) ?? []).filter((ms) => ms > 5))).toBeGreaterThanOrEqual(15);
   });
 
   it('per request, `hedge: false` turns it off', async () => {

@@ -110,6 +110,8 @@ const EWMA_ALPHA = 0.3;
 const FAILURE_PENALTY = 2;
 const MAX_PENALTY = 60_000;
 const MAX_TIMER = 2_147_483_647;
+// The most endpoints (or, hedging alone, origins) a store's pool keeps stats for.
+const MAX_POOL = 1_000;
 
 const BALANCES: readonly Balance[] = ['two-choices', 'round-robin', 'weighted'];
 
@@ -135,12 +137,37 @@ export class Pool {
   }
 
   of(base: string): EndpointStats {
-    let stats = this.stats.get(base);
-    if (!stats) {
-      stats = { outstanding: 0, ewma: 0, samples: [], count: 0, p95: undefined, ejectedUntil: 0, current: 0 };
+    const stats = this.stats.get(base);
+    if (stats) {
+      // Most recently used last: what the cap drops first is what went longest unused.
+      this.stats.delete(base);
       this.stats.set(base, stats);
+      return stats;
     }
-    return stats;
+    const fresh = {
+      outstanding: 0,
+      ewma: 0,
+      samples: [],
+      count: 0,
+      p95: undefined,
+      ejectedUntil: 0,
+      current: 0,
+    };
+    this.stats.set(base, fresh);
+    if (this.stats.size > MAX_POOL) this.#trim();
+    return fresh;
+  }
+
+  /**
+   * Forgets the least recently used endpoints with nothing in flight, down to the cap: a client
+   * that hedges across many origins must not grow for ever. Nothing is lost that matters: the
+   * breakers are the store's (which forgets idle ones itself), and load and latency are relearnt.
+   */
+  #trim(): void {
+    for (const [base, stats] of this.stats) {
+      if (this.stats.size <= MAX_POOL * 0.9) return;
+      if (stats.outstanding === 0) this.stats.delete(base);
+    }
   }
 }
 
@@ -189,7 +216,12 @@ function endpointOf(spec: unknown, name: string): Endpoint {
 /** Validates a list of endpoints (given, or returned by the function given). */
 export function endpointList(list: unknown): readonly Endpoint[] {
   if (!Array.isArray(list) || list.length === 0) {
-    throw invalid('endpoints', 'a non-empty array of base URLs', list);
+    // A URL given instead of a list may carry credentials or a token: named redacted.
+    throw invalid(
+      'endpoints',
+      'a non-empty array of base URLs',
+      typeof list === 'string' ? redactUrl(list) : list,
+    );
   }
   const endpoints = list.map((spec, i) => endpointOf(spec, `endpoints[${i}]`));
   const bases = new Set(endpoints.map((endpoint) => endpoint.base));
@@ -300,17 +332,36 @@ export function rebase(url: string, endpoints: readonly Endpoint[], endpoint: En
       ? `${endpoint.base}${url}`
       : `${endpoint.base}/${url.replace(/^\/+/, '')}`;
   }
+  const on = baseOf(url, endpoints);
+  if (on !== undefined) return endpoint.base + url.slice(on.length);
+  // The same URL spelt another way (`HTTPS://A.example`, `:443`): as the URL parser reads it.
+  const href = normalized(url);
+  const onParsed = href === undefined ? undefined : baseOf(href, endpoints);
+  return onParsed === undefined ? undefined : endpoint.base + (href as string).slice(onParsed.length);
+}
+
+/**
+ * The endpoint base `url` is on, the longest when several are (`https://a.example/v1/admin` over
+ * `https://a.example/v1`): the tail moved onto another endpoint is what follows that base.
+ */
+function baseOf(url: string, endpoints: readonly Endpoint[]): string | undefined {
+  let on: string | undefined;
   for (const { base } of endpoints) {
-    if (
-      url === base ||
-      url.startsWith(`${base}/`) ||
-      url.startsWith(`${base}?`) ||
-      url.startsWith(`${base}#`)
-    ) {
-      return endpoint.base + url.slice(base.length);
-    }
+    if (on !== undefined && base.length <= on.length) continue;
+    const next = url.charAt(base.length);
+    if (url.startsWith(base) && (next === '' || next === '/' || next === '?' || next === '#')) on = base;
   }
-  return undefined;
+  return on;
+}
+
+/** An absolute http(s) URL as the URL parser writes it (how endpoint bases are kept), else `undefined`. */
+function normalized(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The endpoint an attempt was sent to, and whether its breaker let it through as a probe. */
@@ -321,6 +372,8 @@ export interface Picked {
   readonly key: string;
   /** The endpoint's base, redacted, for events. */
   readonly name: string;
+  /** Whether its breaker let it through as a half-open probe: only a probe has a place to free. */
+  readonly trial: boolean;
 }
 
 /** The key an endpoint's breaker is kept under in the store. */
@@ -394,7 +447,8 @@ export class Route {
       if (admission.allowed) {
         const name = redactUrl(endpoint.base);
         if (admission.transition) this.#emit({ type: 'breaker-state', key: name, ...admission.transition });
-        return { endpoint, stats, key, name, url: rebase(this.#url, this.#endpoints, endpoint) as string };
+        const url = rebase(this.#url, this.#endpoints, endpoint) as string;
+        return { endpoint, stats, key, name, url, trial: admission.state.state === 'half-open' };
       }
       stats.ejectedUntil = admission.retryAt;
       retryAt = Math.min(retryAt, admission.retryAt);
@@ -446,6 +500,9 @@ export class Route {
 
   /** How an attempt to `picked` ended, for its breaker (and a breaker-state event on a change). */
   record(picked: Picked, health: Health, now: number): Promise<void> | undefined {
+    // Nothing to count, and no probe place to free: an 'ignored' of a pick that was no probe
+    // would free the place of another request's probe (the breaker opened since this pick).
+    if (health === 'ignored' && !picked.trial) return undefined;
     const { breaker } = this.#failover;
     const pool = this.#pool;
     const report = (recorded: { transition?: { from: string; to: string } }) => {
@@ -483,7 +540,7 @@ interface Run<R> {
 // The mark of an attempt a hedge answered, in its attempt-end.
 const ANSWERED_BY_HEDGE = { answeredBy: 'hedge' } as const;
 // What the hedge delay's timer resolves with.
-const LATE = Symbol('late');
+const LATE: unique symbol = Symbol('late');
 // What the copy that lost a hedge race is aborted with: it never reaches the caller.
 const HEDGE_ANSWERED = /* @__PURE__ */ Object.assign(
   new Error('Cancelled: the other copy of this hedged attempt answered first'),
@@ -502,6 +559,45 @@ const ignore = () => {};
 const forget = (pending: Promise<unknown> | undefined): void => {
   pending?.catch(ignore);
 };
+
+/**
+ * `pending`, or `undefined` as soon as `signal` aborts; what `pending` brings after that goes to
+ * `late` (a pick whose probe must be freed). A listener of its own, removed once either settles.
+ */
+function unlessAborted<T>(
+  pending: Promise<T>,
+  signal: AbortSignal | undefined,
+  late: (value: T) => void,
+): Promise<T | undefined> {
+  if (signal === undefined) return pending;
+  return new Promise<T | undefined>((resolve, reject) => {
+    let cut = false;
+    const stop = () => {
+      cut = true;
+      resolve(undefined);
+    };
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+    pending.then(
+      (value) => {
+        signal.removeEventListener('abort', stop);
+        if (cut) late(value);
+        else resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', stop);
+        if (!cut) reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * What a copy cancelled because the other answered says of its endpoint: an attempt its hedge beat
+ * took at least as long as it ran, a sample of the tail the p95 must see (left out, the p95 would
+ * stay on the fast side and hedges would keep firing); a hedge the attempt beat says nothing.
+ */
+const censored = (run: { readonly hedge: boolean }) => (run.hedge ? undefined : true);
 
 /** What a refusal before `context`'s attempt says of the request so far. */
 const unsentDetails = (context: LoopAttempt) => ({
@@ -536,7 +632,7 @@ export function ended(stats: EndpointStats, latency: number, ok: boolean | undef
 }
 
 /** The value given as `endpoints` or `hedge`, if it is one of this module's of that kind. */
-const valueOf = <V extends { kind: string }>(value: unknown, kind: V['kind']): V | undefined =>
+const planOf = <V extends { kind: string }>(value: unknown, kind: V['kind']): V | undefined =>
   typeof value === 'object' && value !== null && (value as V).kind === kind ? (value as V) : undefined;
 
 /** A request's plan, made by the engine through the value's {@link PLAN}. */
@@ -565,12 +661,12 @@ class FailoverPlan<R> implements RequestPlan<R> {
     const { policy } = options;
     this.#clock = policy.clock;
     this.#pool = poolOf(options.store);
-    const given = valueOf<Failover>(endpoints, 'failover');
+    const given = planOf<Failover>(endpoints, 'failover');
     const request = { method, url: exchange.url };
     const route = given && new Route(given, this.#pool, request, policy.random, host.emit, host.label);
     this.#route = route?.routed ? route : undefined;
     this.serviceUrl = this.#route?.serviceUrl;
-    const hedging = valueOf<Hedging>(hedge, 'hedging');
+    const hedging = planOf<Hedging>(hedge, 'hedging');
     // Never a request that is not idempotent by its method (a keyed POST included: two copies in
     // flight at once is what its key's store answers with a conflict), nor a one-shot body.
     const hedgeable = HEDGEABLE.includes(method) && options.rules.methods.has(method) && exchange.replayable;
@@ -608,29 +704,36 @@ class FailoverPlan<R> implements RequestPlan<R> {
   }
 
   /**
-   * Picks the attempt's endpoint, then asks the client's guards. A pick every endpoint's breaker
-   * refuses is a `breaker-open` refusal, nothing sent; a guard's refusal frees the endpoint's probe.
+   * Asks the client's guards, then picks the attempt's endpoint: a guard may hold the attempt (the
+   * recovery gate parks a retry, a limiter waits for a token), and an endpoint ejected meanwhile
+   * must not get it. A pick every endpoint's breaker refuses is a `breaker-open` refusal, nothing
+   * sent, and what the guards hold for a sent attempt is given back.
    */
-  #admit(context: LoopAttempt): Promise<Refusal | undefined> {
+  #admit(context: LoopAttempt): Refusal | undefined | Promise<Refusal | undefined> {
+    const hooks = this.#host.hooks();
+    const guarded = hooks?.admit(context);
+    const pick = (refusal: Refusal | undefined) => refusal ?? this.#pick(context, hooks);
+    return guarded instanceof Promise ? guarded.then(pick) : pick(guarded);
+  }
+
+  /** The endpoint of an attempt the guards admitted. */
+  #pick(context: LoopAttempt, hooks: GuardHooks | undefined): Promise<Refusal | undefined> {
     const route = this.#route as Route;
-    const clock = this.#clock;
-    const now = () => clock.now();
-    return route.pick(this.#tried, now, unsentDetails(context)).then(
+    const now = () => this.#clock.now();
+    // The pick may wait on a shared store: the caller's abort and the deadline do not wait for it
+    // (the loop sees the abort), and a pick that lands after them frees its probe.
+    const picking = route.pick(this.#tried, now, unsentDetails(context));
+    return unlessAborted(picking, context.signal, (late) =>
+      forget(route.record(late, 'ignored', now())),
+    ).then(
       (picked) => {
-        this.#picked = picked;
-        const refused = (refusal: Refusal | undefined) => {
-          if (refusal) {
-            this.#picked = undefined;
-            forget(route.record(picked, 'ignored', now()));
-          }
-          return refusal;
-        };
-        const guarded = this.#host.hooks()?.admit(context);
-        return guarded instanceof Promise ? guarded.then(refused) : refused(guarded);
+        if (picked !== undefined) this.#picked = picked;
+        return undefined;
       },
       (error: unknown) => {
-        if (!isRetrylineError(error, 'CircuitOpenError')) throw error;
         this.#picked = undefined;
+        forget(hooks?.unsent());
+        if (!isRetrylineError(error, 'CircuitOpenError')) throw error;
         return { outcome: 'breaker-open' as const, error };
       },
     );
@@ -699,12 +802,12 @@ class FailoverPlan<R> implements RequestPlan<R> {
     return sent.then(
       (value) => {
         run.done = true;
-        ended(stats, this.#clock.now() - at, run.cancelled ? undefined : !this.#failed(value));
+        ended(stats, this.#clock.now() - at, run.cancelled ? censored(run) : !this.#failed(value));
         return value;
       },
       (error: unknown) => {
         run.done = true;
-        ended(stats, this.#clock.now() - at, run.cancelled ? undefined : false);
+        ended(stats, this.#clock.now() - at, run.cancelled ? censored(run) : false);
         throw error;
       },
     );
@@ -726,13 +829,20 @@ class FailoverPlan<R> implements RequestPlan<R> {
     const late = await Promise.race([
       first,
       this.#clock.sleep(delay, timer.signal).then(
-        () => LATE,
-        () => LATE,
+        (): typeof LATE => LATE,
+        (): typeof LATE => LATE,
       ),
     ]);
     timer.abort('cancelled');
-    const hedge = late === LATE ? await this.#hedge(context, primary, delay) : undefined;
-    if (!hedge) return answerOf(await first);
+    if (late !== LATE) return answerOf(late);
+    // The hedge's decision may wait on a shared store: the attempt's answer does not wait for it
+    // (a decision that comes after the answer sends nothing: see #hedge).
+    const hedge = await Promise.race([this.#hedge(context, primary, delay), first.then(() => undefined)]);
+    // The attempt may have answered between the decision and now: no copy goes out after it.
+    if (hedge && primary.done && hedge.picked && this.#route) {
+      forget(this.#route.record(hedge.picked, 'ignored', this.#clock.now()));
+    }
+    if (!hedge || primary.done) return answerOf(await first);
     this.#event(context, hedge, attempt);
     this.#launch(context, attempt, hedge, hedge.picked?.stats ?? stats);
     return this.#race(context, attempt, primary, hedge);
@@ -779,7 +889,13 @@ class FailoverPlan<R> implements RequestPlan<R> {
     }
     const guards = host.hooks();
     const summary = `${host.label} had not answered after ${Math.round(delay)} ms`;
-    const allowed = guards ? await guards.allowHedge(summary) : true;
+    let allowed: boolean;
+    try {
+      allowed = guards ? await guards.allowHedge(summary) : true;
+    } catch {
+      // The budget's store failed: no hedge, and the attempt goes on as it would have without one.
+      allowed = false;
+    }
     if (!allowed || primary.done || context.signal?.aborted) {
       if (to && route) forget(route.record(to, 'ignored', this.#clock.now()));
       return undefined;
@@ -807,7 +923,7 @@ class FailoverPlan<R> implements RequestPlan<R> {
       lost.cancelled = true;
       lost.controller?.abort(HEDGE_ANSWERED);
     }
-    tag(lost).then(({ result }) => {
+    const settled = tag(lost).then(({ result }) => {
       if (result.ok && result !== won.result) host.exchange.discard(result.value);
       const route = this.#route;
       if (route && lost.picked) {
@@ -815,8 +931,14 @@ class FailoverPlan<R> implements RequestPlan<R> {
         if (health === 'failure') this.#tried.add(lost.picked.endpoint.base);
         forget(route.record(lost.picked, health, this.#clock.now()));
       }
-      if (lost.hedge) this.#event(context, lost, attempt, result);
+      if (lost.hedge && !lost.cancelled) this.#event(context, lost, attempt, result);
     });
+    forget(settled);
+    // A hedge ends before the attempt it hedges (and so before its request): a cancelled one now,
+    // one that answered already once its answer has been looked at.
+    if (lost.hedge && lost.cancelled)
+      this.#event(context, lost, attempt, { ok: false, error: HEDGE_ANSWERED });
+    else if (lost.hedge) await settled.catch(ignore);
     if (won.run.hedge) this.#event(context, won.run, attempt, won.result);
     this.#answer = won.run;
     return answerOf(won.result);

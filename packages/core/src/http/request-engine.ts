@@ -4,14 +4,12 @@ import {
   keepFollowing,
   type LoopAttempt,
   type LoopSpec,
-  type Refusal,
   type RequestSummary,
   raceAbort,
   runAttemptLoop,
   type ScheduledDelay,
   type Verdict,
 } from '../engine/attempt-loop';
-import type { Health } from '../engine/outcome';
 import { stoppedByOf } from '../engine/outcome';
 import { BodyNotReplayableError, isRetrylineError } from '../errors';
 import {
@@ -22,7 +20,7 @@ import {
   offerDevtoolsReplay,
 } from '../events/emitter';
 import { claimRequestId, createRequestId } from '../events/request-id';
-import { type RequestOutcome, type RetrylineEventListener, summarizeError } from '../events/types';
+import type { RequestOutcome, RetrylineEventListener } from '../events/types';
 import { type GuardKey, guardKeyOption } from '../guard/guard';
 import {
   admitFirstAtOnce,
@@ -410,7 +408,7 @@ function resolveOptions(input: HttpRetryOptions | undefined) {
     requestId,
     hint: hint as HttpRetryOptions['hint'],
     endpoints: planValue(own(options, 'endpoints'), 'endpoints', 'failover'),
-    hedge: planValue(own(options, 'hedge'), 'hedge', 'hedging'),
+    hedge: hedgeValue(own(options, 'hedge'), options),
     store: own(options, 'store'),
     guards: resolveGuards(
       options,
@@ -538,7 +536,15 @@ export async function runHttpRequest<R>(
   // The caller's abort keeps reaching the attempt's signal while the response lives: its body is
   // read after this returns.
   if (control && signal) keepFollowing(value, signal, control);
-  const { failed, spentUntil } = readResponse(exchange, options, value);
+  let read: ReturnType<typeof readResponse>;
+  try {
+    read = readResponse(exchange, options, value);
+  } catch (error) {
+    // The `hint` option threw: the response it was reading will not be returned.
+    exchange.discard(value);
+    throw error;
+  }
+  const { failed, spentUntil } = read;
   if (signal?.aborted || failed || spentUntil !== undefined) {
     return runLoop(exchange, options, signal, request, { ok: true, value });
   }
@@ -610,6 +616,22 @@ function readResponse<R>(exchange: HttpExchange<R>, options: ResolvedHttpOptions
     : undefined;
   const spentUntil = pacing?.spentUntil(response.status, failed, response.headers, hint, now);
   return { response, failed, hint, spentUntil };
+}
+
+/**
+ * The `hedge` option: a `hedging()` value, refused beside a bulkhead or a rate limiter, which a
+ * hedge would go around (a second request in flight that took no place and no token).
+ */
+function hedgeValue(value: unknown, options: HttpRetryOptions): object | undefined {
+  const hedge = planValue(value, 'hedge', 'hedging');
+  if (hedge && (own(options, 'bulkhead') !== undefined || own(options, 'limiter') !== undefined)) {
+    throw invalid(
+      'hedge',
+      'left out of a client with a bulkhead or a rate limiter (a hedge would go around them)',
+      value,
+    );
+  }
+  return hedge;
 }
 
 /**
@@ -788,7 +810,8 @@ class HttpRequest<R> {
     const outcome: Record<string, unknown> = {
       attempt: context.attempt,
       method,
-      url: this.#exchange.url,
+      // Where the attempt went: with failover, its endpoint's URL.
+      url: this.#plan?.sentTo() ?? this.#exchange.url,
       keyed,
       idempotent: keyed || this.#options.rules.methods.has(method),
       phase: failure.phase,
