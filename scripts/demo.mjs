@@ -1,7 +1,8 @@
-// `pnpm demo`: `retryline demo --seed 1`. A flaky API on 127.0.0.1 plays a failure story (503s,
-// connection resets, a 2-second outage, a 429 with Retry-After) while fetch, axios and ky send the
-// same requests with Retryline's defaults and without retries; it ends with a table and a
-// recording (retryline-demo.json) that `pnpm retryline view retryline-demo.json` opens.
+// `pnpm demo`: `pnpm retryline demo --seed 1`, after building what that runs if it is stale. A
+// flaky API on 127.0.0.1 plays a failure story (503s, connection resets, a 2-second outage, a 429
+// with Retry-After) while fetch, axios and ky send the same requests with Retryline's defaults and
+// without retries; it ends with a table and a recording (retryline-demo.json) that
+// `pnpm retryline view retryline-demo.json` opens. It needs neither Chromium nor Redis.
 // Flags after `pnpm demo` go to `retryline demo` (`pnpm demo --seed 7`); without `--seed`, seed 1.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -67,6 +68,7 @@ const flags = process.argv.slice(2).filter((flag) => flag !== '--');
 const args = flags.some((flag) => flag === '--seed' || flag.startsWith('--seed='))
   ? flags
   : ['--seed', '1', ...flags];
-console.log(`$ retryline demo ${args.join(' ')}\n`);
+// What runs, as the user would type it here: `retryline` alone is not on PATH in a clone.
+console.log(`$ pnpm retryline demo ${args.join(' ')}\n`);
 const result = spawnSync(process.execPath, [cli, 'demo', ...args], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

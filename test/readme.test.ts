@@ -36,8 +36,9 @@ describe('README.md', () => {
   it('prints the schedule exactly as the CLI does', async () => {
     const [block] = blocks('console');
     const [command, ...output] = (block ?? '').trimEnd().split('\n');
-    expect(command).toMatch(/^\$ retryline /);
-    const argv = (command ?? '').replace(/^\$ retryline /, '').split(' ');
+    // As a reader runs it: the scoped package through npx (the unscoped `retryline` is not ours).
+    expect(command).toMatch(/^\$ npx @retryline\/cli /);
+    const argv = (command ?? '').replace(/^\$ npx @retryline\/cli /, '').split(' ');
     let stdout = '';
     const code = await run(argv, { stdout: (text) => (stdout += text), stderr: () => {} });
     expect(code).toBe(0);

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
+import { requireProgram, TEST_PROGRAMS } from '../support/test-programs';
 
 /**
  * A real redis-server for the Redis store's tests, not a mock: on 127.0.0.1, a free port, no
@@ -21,8 +22,6 @@ export interface RedisServer {
   kill(): Promise<void>;
 }
 
-const BINARY = process.env.REDIS_SERVER ?? 'redis-server';
-
 /** A TCP port nothing listens on right now. */
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -35,14 +34,19 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+/**
+ * Starts redis-server (`REDIS_SERVER`, else the one on PATH). Throws at once, naming the program and
+ * how to get it, when it is not installed: the tests that need it fail rather than skip.
+ */
 export async function startRedisServer(): Promise<RedisServer> {
+  const binary = requireProgram(TEST_PROGRAMS['redis-server']);
   const port = await freePort();
   let child: ChildProcess | undefined;
 
   const start = async () => {
     if (child) throw new Error(`[redis-server] already running on port ${port}`);
     const started = spawn(
-      BINARY,
+      binary,
       [
         '--bind',
         '127.0.0.1',
@@ -75,11 +79,7 @@ export async function startRedisServer(): Promise<RedisServer> {
       started.stderr?.on('data', onData);
       started.once('error', (error) => {
         clearTimeout(timer);
-        reject(
-          new Error(
-            `[redis-server] could not start ${BINARY} (${error.message}): install it (Debian: apt-get install redis-server, or run pnpm bootstrap)`,
-          ),
-        );
+        reject(new Error(`[redis-server] could not start ${binary}: ${error.message}`));
       });
       started.once('exit', (code, signal) => {
         clearTimeout(timer);

@@ -1,7 +1,10 @@
-import { existsSync } from 'node:fs';
+import { findProgram, requireProgram, TEST_PROGRAMS } from './test-programs';
 
-/** Debian's Chromium, installed by `pnpm bootstrap`: the only Chromium the tests use. */
-export const CHROMIUM = '/usr/bin/chromium';
+/**
+ * Debian's Chromium (/usr/bin/chromium), installed by `pnpm bootstrap`: the only Chromium the tests
+ * use, never one a test tool downloads. `RETRYLINE_CHROMIUM` names another; on macOS, Homebrew's.
+ */
+export const CHROMIUM: string = findProgram(TEST_PROGRAMS.chromium).path ?? '/usr/bin/chromium';
 
 /**
  * Every host name but loopback's resolves to nothing, so the browser under test reaches no host
@@ -23,11 +26,7 @@ export const CHROMIUM_ARGS: readonly string[] = [
   `--host-resolver-rules=${LOOPBACK_ONLY_RULES}`,
 ];
 
-/** Fails the suite at once, with the fix, when Chromium is missing. */
+/** Fails the suite at once, naming what is missing and how to get it, when Chromium is not installed. */
 export function requireChromium(): void {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `The browser tests need Debian's Chromium at ${CHROMIUM}: run \`pnpm bootstrap\` (apt-get install chromium)`,
-    );
-  }
+  requireProgram(TEST_PROGRAMS.chromium);
 }

@@ -4,9 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Marionette } from './marionette';
+import { findProgram, requireProgram, TEST_PROGRAMS } from './test-programs';
 
-/** Debian's Firefox ESR, installed by `pnpm bootstrap`: the only Firefox the tests use. */
-export const FIREFOX = '/usr/bin/firefox-esr';
+/**
+ * Debian's Firefox ESR (/usr/bin/firefox-esr), installed by `pnpm bootstrap`: the only Firefox the
+ * tests use. `RETRYLINE_FIREFOX` names another; on macOS, Homebrew's `firefox@esr`.
+ */
+export const FIREFOX: string = findProgram(TEST_PROGRAMS['firefox-esr']).path ?? '/usr/bin/firefox-esr';
 
 export type Prefs = Readonly<Record<string, string | number | boolean>>;
 
@@ -125,13 +129,9 @@ export function proxyPrefs(port: number): Prefs {
   };
 }
 
-/** Fails the suite at once, with the fix, when Firefox ESR is missing. */
+/** Fails the suite at once, naming what is missing and how to get it, when Firefox ESR is not installed. */
 export function requireFirefox(): void {
-  if (!existsSync(FIREFOX)) {
-    throw new Error(
-      `The Firefox tests need Debian's Firefox ESR at ${FIREFOX}: run \`pnpm bootstrap\` (apt-get install firefox-esr)`,
-    );
-  }
+  requireProgram(TEST_PROGRAMS['firefox-esr']);
 }
 
 function userJs(prefs: Prefs): string {

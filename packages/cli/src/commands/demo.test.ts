@@ -39,7 +39,8 @@ describe('retryline demo', () => {
       expect(success(client, 'retryline')).toBeGreaterThanOrEqual(success(client, 'none'));
       expect(success(client, 'retryline')).toBeGreaterThan(0);
     }
-    expect(first.text).toContain(`Open it with: retryline view ${first.file}`);
+    // Run from this clone: the root's `pnpm retryline` script, the file (outside the clone) absolute.
+    expect(first.text).toContain(`Open it with: pnpm retryline view ${first.file}\n`);
     expect(first.text).toMatch(/✗429 ─Retry-After 1s, wait \d+ms─ ✓200/);
     expect(first.text).toMatch(/✗503 ─backoff \d+ms─ ✗503 ─backoff \d+ms─ ✓200/);
     expect(first.text).toMatch(/✗reset ─backoff \d+ms─/);

@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { runDemo } from '../demo/run-demo';
+import { commandLine } from '../how-to-run';
 import { parseFlags } from '../parse-flags';
 import { parseCount } from '../parse-number';
 import type { CommandIo } from '../run';
@@ -73,6 +74,8 @@ export async function demoCommand(args: readonly string[], io: CommandIo): Promi
     live: process.stdout.isTTY === true && process.env.CI === undefined,
     write: (text) => io.stdout(text),
   });
-  io.stdout(`Open it with: retryline view ${out}\n`);
+  // A command that works where the user is: `retryline` alone is on no one's PATH after `pnpm demo`
+  // or `npx @retryline/cli demo`.
+  io.stdout(`Open it with: ${commandLine(['view'], out)}\n`);
   return 0;
 }
