@@ -84,7 +84,7 @@ for (const variant of VARIANTS) {
   variants.push({
     id: variant.id,
     title: variant.title,
-    command: `retryline simulate overload --seed 1 ${variant.args.join(' ')}`,
+    command: `pnpm retryline simulate overload --seed 1 ${variant.args.join(' ')}`,
     scenario: result.scenario,
     policies: result.policies.map((policy) => ({
       policy: policy.policy,
@@ -96,7 +96,7 @@ const seconds = (performance.now() - started) / 1000;
 
 const path = writeResult('overload', {
   command: 'node bench/overload.mjs',
-  cliCommand: 'retryline simulate overload --seed <seed> --format json',
+  cliCommand: 'pnpm retryline simulate overload --seed <seed> --format json',
   runSeconds: Number(seconds.toFixed(1)),
   scenario: (({ seed: _seed, ...rest }) => rest)(first.scenario),
   capacityPerSecond: first.capacityPerSecond,

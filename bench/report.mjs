@@ -1268,7 +1268,7 @@ function overloadVariantLines(result) {
         'p99, throttle',
       ],
       [
-        row('as above', code('retryline simulate overload --seed 1'), seed1),
+        row('as above', code('pnpm retryline simulate overload --seed 1'), seed1),
         ...result.variants.map((v) => row(v.title, code(v.command), v.policies)),
       ],
       ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],

@@ -135,7 +135,7 @@ const { seed: _closedSeed, ...closedServer } = closedFirst.scenario;
 const closedLoop = {
   id: 'closed-loop',
   title: `closed loop, ${CLOSED_CLIENTS} clients at 60 % of capacity`,
-  command: `retryline simulate storm --clients ${CLOSED_CLIENTS} --seed <seed> --format json`,
+  command: `pnpm retryline simulate storm --clients ${CLOSED_CLIENTS} --seed <seed> --format json`,
   // 'Infinity' (the CLI's JSON word for an unbounded queue) is written as null, as above.
   server: {
     ...closedServer,
@@ -160,7 +160,7 @@ const closedLoop = {
     sentPerBucketSeed1: first.timeline.map(({ sent }) => sent),
   })),
   healthy: {
-    command: `retryline simulate storm --clients ${CLOSED_CLIENTS} --seed 1 --stall 0 --format json`,
+    command: `pnpm retryline simulate storm --clients ${CLOSED_CLIENTS} --seed 1 --stall 0 --format json`,
     policies: healthyRun.policies.map((policy) => ({
       policy: policy.policy,
       logicalRequests: policy.logicalRequests,
