@@ -1,7 +1,9 @@
 /**
  * The instrumentation scope Retryline's tracer and meter are named with. The version is the
- * package's own; a test keeps it equal to package.json.
+ * package's own, read from package.json when the package is built (the bundler inlines the one
+ * field), so a release that bumps the version (`changeset version`) cannot ship the previous one.
  */
+import { version } from '../package.json';
 
 /**
  * The instrumentation scope's name: the package that records the telemetry. Views and exporters
@@ -22,4 +24,4 @@ export const SCOPE_NAME = '@retryline/otel';
  * const tracer = trace.getTracer(SCOPE_NAME, SCOPE_VERSION); // the tracer instrument() records with
  * ```
  */
-export const SCOPE_VERSION = '0.1.0';
+export const SCOPE_VERSION: string = version;
