@@ -95,24 +95,30 @@ if ! command -v apt-get >/dev/null 2>&1; then
 fi
 if [ "$(id -u)" -eq 0 ]; then
   sudo=""
+elif command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then
+  # Only a sudo that asks for no password: a prompt would hold up the demo (and Ctrl-C would stop it).
+  sudo="sudo -n"
 elif command -v sudo >/dev/null 2>&1; then
-  sudo=sudo
+  print_what_to_install "sudo needs a password: run sudo -v, then pnpm bootstrap again" "$missing"
+  exit 0
 else
   print_what_to_install "apt-get needs root, and there is no sudo" "$missing"
   exit 0
 fi
 
-echo "bootstrap: installing $missing with ${sudo:+sudo }apt-get (about 30 s)…"
-# $sudo and $missing split into words on purpose: "sudo" or nothing, then one word per package.
+echo "bootstrap: installing $missing with ${sudo:+sudo }apt-get (a minute or two)…"
+# $sudo and $missing split into words on purpose: "sudo -n" or nothing, then one word per package.
+# One package at a time: a name this distribution lacks (Ubuntu has no firefox-esr) stops only itself.
 # shellcheck disable=SC2086
-if $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null; then
-  missing=$(missing_programs)
-  if [ -z "$missing" ]; then
-    print_installed
-  else
-    print_what_to_install "apt-get installed them, but not where the tests look" "$missing"
-  fi
+if $sudo apt-get update -qq; then
+  for package in $missing; do
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package" >/dev/null || true
+  done
+fi
+missing=$(missing_programs)
+if [ -z "$missing" ]; then
+  print_installed
 else
-  print_what_to_install "${sudo:+sudo }apt-get failed, see above" "$(missing_programs)"
+  print_what_to_install "${sudo:+sudo }apt-get did not install them all, see above" "$missing"
 fi
 exit 0

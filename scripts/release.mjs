@@ -28,8 +28,15 @@ for (const arg of args) {
     process.exit(2);
   }
 }
-const dryRun = args.has('--dry-run');
+// `npm run release --dry-run` takes --dry-run as npm's own setting and never passes it on: it
+// arrives as npm_config_dry_run, and must still mean a dry run rather than a real release.
+const dryRun = args.has('--dry-run') || process.env.npm_config_dry_run === 'true';
 const offline = args.has('--offline');
+if (offline && !dryRun) {
+  // A real publish with --force would republish versions the registry has, and fail partway.
+  console.error('release: --offline is for a dry run only: pnpm release --dry-run --offline');
+  process.exit(2);
+}
 const started = Date.now();
 
 function step(title) {
@@ -100,7 +107,9 @@ async function copyOfCheckout() {
     });
   }
   // From the store this machine's install filled: no download.
-  await sh('pnpm', ['install', '--frozen-lockfile', '--prefer-offline'], { cwd: copy });
+  await sh('pnpm', ['install', '--frozen-lockfile', offline ? '--offline' : '--prefer-offline'], {
+    cwd: copy,
+  });
   return copy;
 }
 

@@ -179,13 +179,28 @@ describe('the first quick-start command on a machine without apt-get', () => {
     expect(code, output).toBe(0);
   });
 
+  it('with a sudo that would ask for a password: never prompts, prints what to install, exits 0', async () => {
+    // `sudo -n` fails where a password is needed; the sudo itself is never run for apt-get.
+    const { folder, env } = newcomerMachine({
+      id: 'echo 1000',
+      sudo: 'printf "%s\\n" "$*" >> "$(dirname "$0")/../sudo-calls"; exit 1',
+      'apt-get': APT_GET_FAILING,
+    });
+    const { code, output } = await run(BOOTSTRAP, env);
+    expect(output).toContain('(sudo needs a password: run sudo -v, then pnpm bootstrap again).');
+    for (const line of whatToInstall(programs)) expect(output).toContain(line);
+    expect(readFileSync(join(folder, 'sudo-calls'), 'utf8')).toBe('-n true\n');
+    expect(existsSync(join(folder, 'apt-get-calls'))).toBe(false);
+    expect(code, output).toBe(0);
+  });
+
   it('as root with an apt-get that fails (offline): tried it, prints what to install, exits 0', async () => {
     const { folder, env } = newcomerMachine({ id: 'echo 0', 'apt-get': APT_GET_FAILING });
     const { code, output } = await run(BOOTSTRAP, env);
     expect(readFileSync(join(folder, 'apt-get-calls'), 'utf8')).toBe('update -qq\n');
     expect(output).toContain('E: Could not resolve deb.debian.org');
     expect(output).toContain(
-      'bootstrap: not installed: chromium, firefox-esr, redis-server (apt-get failed, see above).',
+      'bootstrap: not installed: chromium, firefox-esr, redis-server (apt-get did not install them all, see above).',
     );
     for (const line of whatToInstall(programs)) expect(output).toContain(line);
     expect(code, output).toBe(0);

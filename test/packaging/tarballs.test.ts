@@ -101,7 +101,7 @@ const EXAMPLES: Readonly<Record<string, Example>> = {
     stdout: /^\{"leader":"node-1","calls":3\}\n$/,
     loopback: false,
   },
-  '@retryline/fetch': { before: 'const order = { sku: 1 };', loopback: true },
+  '@retryline/fetch': { loopback: true },
   '@retryline/axios': { loopback: true },
   '@retryline/ky': { loopback: true },
   '@retryline/otel': { loopback: true },
