@@ -120,10 +120,16 @@ const EXAMPLES: Readonly<Record<string, Example>> = {
 const EXAMPLE_ORIGIN = /https?:\/\/(?:[a-z\d-]+\.)*example(?=[/'"`])/g;
 
 /** The environment of this test run, without what vitest and pnpm set for themselves. */
+// Under `pnpm test`, pnpm hands its own settings to every child as npm_config_* (some unknown to
+// npm, which warns about each): a user's project has none of them. Where to fetch packages from
+// and through what stays.
+const KEPT_NPM_CONFIG =
+  /^npm_config_(registry|cache|userconfig|proxy|https_proxy|noproxy|strict_ssl|cafile)$/i;
 const childEnv = Object.fromEntries(
   Object.entries(process.env).filter(
     ([key]) =>
-      !/^(VITEST|TEST$|NODE_ENV$|npm_(lifecycle|package|command|config_user_agent)|PNPM_PACKAGE)/.test(key),
+      !/^(VITEST|TEST$|NODE_ENV$|npm_(lifecycle|package|command)|PNPM_PACKAGE)/.test(key) &&
+      (!/^npm_config_/i.test(key) || KEPT_NPM_CONFIG.test(key)),
   ),
 );
 
