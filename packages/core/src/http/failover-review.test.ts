@@ -3,105 +3,15 @@
  * its regression test once fixed), in the shape of failover.test.ts's fake client.
  */
 import { describe, expect, it } from 'vitest';
+import { A, B, base, client, everyHedge } from '../../../../test/support/failover-client';
 import { CircuitOpenError, InvalidOptionsError } from '../errors';
 import type { RetrylineEvent } from '../events/types';
 import { bulkhead } from '../guard/bulkhead';
 import { localStore } from '../guard/local-store';
 import { rateLimiter } from '../guard/rate-limiter';
-import { retryBudget } from '../guard/retry-budget';
 import { memoryStore, type Store } from '../guard/store';
-import { seededRandom } from '../time/random';
 import { type VirtualClock, virtualClock } from '../time/virtual-clock';
 import { failover, hedging, poolOf, rebase } from './failover';
-import { type HttpAttempt, type HttpExchange, type HttpRetryOptions, runHttpRequest } from './request-engine';
-
-// A budget that gives every request its hedge: the tests of hedging itself, not of the budget.
-const everyHedge = () => retryBudget({ ratio: 1, minPerSecond: 0 });
-const A = 'https://a.api.example';
-const B = 'https://b.api.example';
-
-interface Reply {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly from: string;
-}
-
-type Behaviour = number | 'refuse' | 'hang' | { readonly after: number; readonly status: number };
-
-const refused = (url: string) =>
-  new TypeError('fetch failed', {
-    cause: Object.assign(new Error('connect ECONNREFUSED'), {
-      code: 'ECONNREFUSED',
-      port: 443,
-      hostname: new URL(url).hostname,
-    }),
-  });
-
-/** failover.test.ts's fake client: endpoints answer by `behave(base, n)`, on a virtual clock. */
-function client(behave: (base: string, n: number) => Behaviour, clock: VirtualClock) {
-  const sends: Array<{ url: string; attempt: HttpAttempt; aborted: () => boolean; settled: boolean }> = [];
-  const counts = new Map<string, number>();
-  const discarded: Reply[] = [];
-  let inFlight = 0;
-  let maxInFlight = 0;
-  const request = (
-    method: string,
-    url: string,
-    options: HttpRetryOptions,
-    headers?: Record<string, string>,
-  ): Promise<{ response: Reply }> => {
-    const exchange: HttpExchange<Reply> = {
-      client: 'test',
-      method,
-      url,
-      headers,
-      replayable: true,
-      options,
-      send(attempt) {
-        const to = attempt.url ?? url;
-        const base = new URL(to).origin;
-        const n = (counts.get(base) ?? 0) + 1;
-        counts.set(base, n);
-        const record = { url: to, attempt, aborted: () => attempt.signal?.aborted === true, settled: false };
-        sends.push(record);
-        inFlight++;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-        const done = <T>(p: Promise<T>) =>
-          p.finally(() => {
-            record.settled = true;
-            inFlight--;
-          });
-        const behaviour = behave(base, n);
-        const reply = (status: number) => ({ status, headers: new Headers(), from: base });
-        if (behaviour === 'refuse') return done(Promise.reject(refused(to)));
-        if (typeof behaviour === 'number') return done(Promise.resolve(reply(behaviour)));
-        return done(
-          new Promise<Reply>((resolve, reject) => {
-            attempt.signal?.addEventListener('abort', () => reject(attempt.signal?.reason), { once: true });
-            if (behaviour !== 'hang')
-              clock.sleep(behaviour.after).then(() => resolve(reply(behaviour.status)));
-          }),
-        );
-      },
-      inspect: (response) => response,
-      discard: (response) => {
-        discarded.push(response);
-      },
-      redirected: () => false,
-    };
-    return runHttpRequest(exchange);
-  };
-  return { sends, counts, discarded, request, maxInFlight: () => maxInFlight };
-}
-
-const base = (clock: VirtualClock, more: HttpRetryOptions = {}): HttpRetryOptions => ({
-  clock,
-  random: seededRandom(7),
-  backoff: 10,
-  jitter: 'none',
-  store: memoryStore(),
-  ...more,
-});
 
 /** Lets every pending continuation run (a few real turns of the event loop). */
 const turns = async (n = 5) => {

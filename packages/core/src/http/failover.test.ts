@@ -1,104 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { A, B, base, C, client, everyHedge, settle } from '../../../../test/support/failover-client';
 import { CircuitOpenError, InvalidOptionsError } from '../errors';
 import type { RetrylineEvent } from '../events/types';
 import { retryBudget } from '../guard/retry-budget';
 import { memoryStore } from '../guard/store';
 import { seededRandom } from '../time/random';
-import { type VirtualClock, virtualClock } from '../time/virtual-clock';
+import { virtualClock } from '../time/virtual-clock';
 import { ended, failover, hedging, Pool, poolOf, Route, rebase } from './failover';
-import { type HttpAttempt, type HttpExchange, type HttpRetryOptions, runHttpRequest } from './request-engine';
-
-// A budget that gives every request its hedge: the tests of hedging itself, not of the budget.
-const everyHedge = () => retryBudget({ ratio: 1, minPerSecond: 0 });
-const A = 'https://a.api.example';
-const B = 'https://b.api.example';
-const C = 'https://c.api.example';
-
-interface Reply {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly from: string;
-}
-
-/** How one endpoint answers an attempt: a status, a transport error, or never (until aborted). */
-type Behaviour = number | 'refuse' | 'hang' | { readonly after: number; readonly status: number };
-
-const refused = (url: string) =>
-  new TypeError('fetch failed', {
-    cause: Object.assign(new Error('connect ECONNREFUSED'), {
-      code: 'ECONNREFUSED',
-      port: 443,
-      hostname: new URL(url).hostname,
-    }),
-  });
-
-/**
- * A fake client whose endpoints answer by `behave(base, n)` (n: the endpoint's nth request), on a
- * virtual clock; every send is kept with the URL it went to and whether its signal was aborted.
- */
-function client(behave: (base: string, n: number) => Behaviour, clock: VirtualClock) {
-  const sends: Array<{ url: string; attempt: HttpAttempt; aborted: () => boolean }> = [];
-  const counts = new Map<string, number>();
-  const discarded: Reply[] = [];
-  const request = (
-    method: string,
-    url: string,
-    options: HttpRetryOptions,
-    headers?: Record<string, string>,
-  ): Promise<{ response: Reply }> => {
-    const exchange: HttpExchange<Reply> = {
-      client: 'test',
-      method,
-      url,
-      headers,
-      replayable: true,
-      options,
-      send(attempt) {
-        const to = attempt.url ?? url;
-        const base = new URL(to).origin;
-        const n = (counts.get(base) ?? 0) + 1;
-        counts.set(base, n);
-        sends.push({ url: to, attempt, aborted: () => attempt.signal?.aborted === true });
-        const behaviour = behave(base, n);
-        const reply = (status: number) => ({ status, headers: new Headers(), from: base });
-        if (behaviour === 'refuse') return Promise.reject(refused(to));
-        if (typeof behaviour === 'number') return Promise.resolve(reply(behaviour));
-        return new Promise<Reply>((resolve, reject) => {
-          attempt.signal?.addEventListener('abort', () => reject(attempt.signal?.reason), { once: true });
-          if (behaviour !== 'hang') clock.sleep(behaviour.after).then(() => resolve(reply(behaviour.status)));
-        });
-      },
-      inspect: (response) => response,
-      discard: (response) => {
-        discarded.push(response);
-      },
-      redirected: () => false,
-    };
-    return runHttpRequest(exchange);
-  };
-  return { sends, counts, discarded, request };
-}
-
-const base = (clock: VirtualClock, more: HttpRetryOptions = {}): HttpRetryOptions => ({
-  clock,
-  random: seededRandom(7),
-  backoff: 10,
-  jitter: 'none',
-  store: memoryStore(),
-  ...more,
-});
-
-/** Runs `pending` to its end on the virtual clock. */
-async function settle<T>(clock: VirtualClock, pending: Promise<T>): Promise<T> {
-  const result = pending.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  await clock.runAll();
-  const done = await result;
-  if ('error' in done) throw done.error;
-  return done.value;
-}
 
 describe('failover()', () => {
   it.each([
