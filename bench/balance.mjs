@@ -29,18 +29,11 @@
 // WARM_UP, SEED to change the setup); writes bench/results/balance.json and prints a table.
 import { loadavg } from 'node:os';
 import { failover, retryFetch } from '../packages/fetch/dist/index.js';
-import { latencySummary, runLanes, watchProcess } from './lib/latency-run.mjs';
+import { latencySummary, runLanes, setting, watchProcess } from './lib/latency-run.mjs';
 import { startLatencyServers, VARIANT_HEADER } from './lib/latency-server.mjs';
 import { writeResult } from './lib/results.mjs';
 
 /** A non-negative number from the environment, or `fallback`. */
-function setting(name, fallback) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number ≥ 0, got '${raw}'`);
-  return value;
-}
 
 const SETUP = {
   baseMs: setting('BASE_MS', 20),

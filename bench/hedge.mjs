@@ -46,18 +46,11 @@ import { subscribe as subscribeChannel } from 'node:diagnostics_channel';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { failover, hedging, retryFetch } from '../packages/fetch/dist/index.js';
-import { latencySummary, runLanes, watchProcess } from './lib/latency-run.mjs';
+import { latencySummary, runLanes, setting, watchProcess } from './lib/latency-run.mjs';
 import { startLatencyServers, VARIANT_HEADER } from './lib/latency-server.mjs';
 import { writeResult } from './lib/results.mjs';
 
 /** A non-negative number from the environment, or `fallback`. */
-function setting(name, fallback) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number ≥ 0, got '${raw}'`);
-  return value;
-}
 
 const SETUP = {
   baseMs: setting('BASE_MS', 5),

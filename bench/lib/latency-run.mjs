@@ -77,3 +77,12 @@ export function watchProcess() {
     };
   };
 }
+
+/** A bench's numeric setting from the environment (`BASE_MS=4 node bench/balance.mjs`), or `fallback`. */
+export function setting(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number ≥ 0, got '${raw}'`);
+  return value;
+}
