@@ -22,9 +22,9 @@
 //
 //   const servers = await startLatencyServers({ seed: 1, tailShare: 0.01, tailMs: 100, servers: [{ name: 'a', baseMs: 5 }] });
 //   fetch(servers.urls.a, { headers: { [VARIANT_HEADER]: 'x' } }); … await servers.stats(); await servers.close();
-import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { forkChild } from './child-process.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -33,36 +33,15 @@ export const VARIANT_HEADER = 'x-bench-variant';
 
 /** Forks the servers; resolves once all listen, with their base URLs by name, `stats()` and `close()`. */
 export async function startLatencyServers(settings) {
-  const child = fork(SELF, [JSON.stringify(settings)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  let pending;
-  child.on('message', (message) => {
-    const resolve = pending;
-    pending = undefined;
-    resolve?.(message);
-  });
-  const ask = (message) =>
-    new Promise((resolve) => {
-      pending = resolve;
-      child.send(message);
-    });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const ports = await new Promise((resolve, reject) => {
-    pending = (message) => resolve(message.ports);
-    child.once('error', reject);
-    exited.then((code) =>
-      reject(new Error(`[bench] the latency servers exited (code ${code}) before listening`)),
-    );
-  });
+  const { ready, ask, child, close } = await forkChild(SELF, settings, 'the latency servers');
+  const ports = ready.ports;
   return {
     /** Base URL (no trailing slash) of each server, by name. */
     urls: Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, `http://127.0.0.1:${port}`])),
     pid: child.pid,
     /** Per server: counts by variant, open and busy connections, requests in flight, timer lateness. */
     stats: () => ask({ type: 'stats' }).then((message) => message.stats),
-    close: async () => {
-      child.disconnect();
-      await exited;
-    },
+    close,
   };
 }
 

@@ -22,9 +22,9 @@
 //
 //   const server = await startStormServer({ workers: 8, serviceMs: 5, stallAt: 5_000, stallMs: 2_000 });
 //   await server.start(t0); … const { records, stats } = await server.report(); await server.close();
-import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { forkChild } from './child-process.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -43,26 +43,8 @@ export const epochNow = () => performance.timeOrigin + performance.now();
  * process's, measured over IPC) and `close()`.
  */
 export async function startStormServer(settings) {
-  const child = fork(SELF, [JSON.stringify(settings)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  let pending;
-  child.on('message', (message) => {
-    const resolve = pending;
-    pending = undefined;
-    resolve?.(message);
-  });
-  const ask = (message) =>
-    new Promise((resolve) => {
-      pending = resolve;
-      child.send(message);
-    });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const port = await new Promise((resolve, reject) => {
-    pending = (message) => resolve(message.port);
-    child.once('error', reject);
-    exited.then((code) =>
-      reject(new Error(`[bench] the storm server exited (code ${code}) before listening`)),
-    );
-  });
+  const { ready, ask, child, close } = await forkChild(SELF, settings, 'the storm server');
+  const port = ready.port;
   // The two processes' epoch clocks can differ by a little: the offset of the round trip with the
   // least delay, assuming the child read its clock halfway through it.
   let best = { rtt: Number.POSITIVE_INFINITY, offset: 0 };
@@ -80,10 +62,7 @@ export async function startStormServer(settings) {
     /** The run starts at `t0` (this process's `epochNow()`), in the child's clock `t0 + offset`. */
     start: (t0) => ask({ type: 'start', t0: t0 + best.offset }),
     report: () => ask({ type: 'report' }),
-    close: () => {
-      child.disconnect();
-      return exited;
-    },
+    close,
   };
 }
 
