@@ -183,6 +183,9 @@ describe.each(ADAPTERS)('$name with endpoints [A refused, B 503, C 200]', (adapt
 
     await getsFromC(client, 10);
     expect(toA()).toBe(2);
+    // Its breaker-state event says from when it lets the probe through.
+    const openedAt = client.events.find((event) => event.type === 'breaker-state' && event.to === 'open');
+    expect(openedAt).toMatchObject({ from: 'closed', retryAt: T0 + 1_000 });
     await time.advance(999);
     await getsFromC(client, 10);
     expect(toA()).toBe(2);

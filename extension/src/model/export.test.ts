@@ -175,6 +175,26 @@ describe('export → import round trip', () => {
     expect(shown(foldTimeline(imported(text)))).toEqual(shown(foldTimeline(entries)));
   });
 
+  it('keeps when an open breaker lets its trial through, in JSON and in HAR', () => {
+    const entries = [
+      ...scenario(),
+      ev('r9', { type: 'breaker-state', t: 9000, key: API, from: 'half-open', to: 'open', retryAt: 39_000 }),
+    ];
+    const timeline = foldTimeline(entries);
+    const last = (t: Timeline) => t.lanes.find((l) => l.key === API)?.breaker.at(-1);
+    expect(last(timeline)).toMatchObject({ to: 'open', retryAt: 39_000 });
+    const har = JSON.stringify(toHar(timeline));
+    expect(JSON.parse(har).log._retry.lanes[0].breaker.at(-1)).toEqual({
+      t: 9000,
+      from: 'half-open',
+      to: 'open',
+      retryAt: 39_000,
+    });
+    expect(last(foldTimeline(imported(har)))).toMatchObject({ to: 'open', retryAt: 39_000 });
+    const json = JSON.stringify(toRecording(entries, 'test'));
+    expect(last(foldTimeline(imported(json)))).toMatchObject({ to: 'open', retryAt: 39_000 });
+  });
+
   it('gives identical rows, lanes and separators through HAR', () => {
     const timeline = foldTimeline(scenario());
     const text = JSON.stringify(toHar(timeline));

@@ -248,6 +248,8 @@ export interface HarLogRetry {
       readonly t: number;
       readonly from: BreakerStateName;
       readonly to: BreakerStateName;
+      /** On opening: from when it lets its first trial through (absent from older exports). */
+      readonly retryAt?: number;
     }[];
     readonly budget: readonly { readonly t: number; readonly remaining: number; readonly allowed: boolean }[];
     /** The recovery gate's parks and releases of the key's retries (absent from older exports). */
@@ -306,7 +308,9 @@ export function toHar(timeline: Timeline, version: string = RETRYLINE_VERSION): 
         lanes: timeline.lanes.map((lane) => ({
           key: lane.key,
           source: lane.source,
-          breaker: lane.breaker.map(({ t, from, to }) => ({ t, from, to })),
+          breaker: lane.breaker.map(({ t, from, to, retryAt }) =>
+            retryAt === undefined ? { t, from, to } : { t, from, to, retryAt },
+          ),
           budget: lane.budget.map(({ t, remaining, allowed }) => ({ t, remaining, allowed })),
           gate: lane.gate.map(({ key: _, ...mark }) => mark),
         })),
@@ -758,7 +762,7 @@ function readHarLanes(extra: object): TimelineEntry[] {
     const candidates = [
       ...arrayOf(own(lane, 'breaker')).map((x) => ({
         type: 'breaker-state',
-        ...pick(x, ['t', 'from', 'to']),
+        ...pick(x, ['t', 'from', 'to', 'retryAt']),
       })),
       ...arrayOf(own(lane, 'budget')).map((x) => ({
         type: 'budget',

@@ -21,6 +21,20 @@ describe('a lane’s guards now', () => {
     expect(laneState(laneOf(closed), 10_000)).toEqual([]);
   });
 
+  it('says until when an open breaker holds requests (its event’s retryAt), then since when once that passed', () => {
+    const timeline = foldTimeline([
+      ev('r1', { type: 'breaker-state', t: 1000, key: API, from: 'closed', to: 'open', retryAt: 31_000 }),
+    ]);
+    expect(laneState(laneOf(timeline), 2000)).toEqual([{ kind: 'breaker-open', since: 1000, until: 31_000 }]);
+    // Past its trial time the next request goes out as the trial: no "until" in the past.
+    expect(laneState(laneOf(timeline), 31_000)).toEqual([{ kind: 'breaker-open', since: 1000 }]);
+    // An event from a core without retryAt (an older recording) still says since when.
+    const older = foldTimeline([
+      ev('r1', { type: 'breaker-state', t: 1000, key: API, from: 'closed', to: 'open' }),
+    ]);
+    expect(laneState(laneOf(older), 2000)).toEqual([{ kind: 'breaker-open', since: 1000 }]);
+  });
+
   it('says the budget is spent when its last sample refused', () => {
     const timeline = foldTimeline([
       ev('r1', { type: 'budget', t: 5, key: API, remaining: 0, allowed: false }),

@@ -171,6 +171,8 @@ export interface BreakerTransition {
   readonly t: number;
   readonly from: BreakerStateName;
   readonly to: BreakerStateName;
+  /** On opening: from when it lets its first trial through. */
+  readonly retryAt?: number;
 }
 
 export interface BudgetSample {
@@ -370,7 +372,12 @@ function foldEntry(batch: Batch, entry: TimelineEntry): void {
   batch.see(event.t);
   if (event.type === 'breaker-state') {
     const lane = laneFor(batch, entry.origin, event.key);
-    pushByTime(lane, lane.breaker, { key: event.key, t: event.t, from: event.from, to: event.to });
+    const { key, t, from, to, retryAt } = event;
+    pushByTime(
+      lane,
+      lane.breaker,
+      retryAt === undefined ? { key, t, from, to } : { key, t, from, to, retryAt },
+    );
     return;
   }
   if (event.type === 'budget') {

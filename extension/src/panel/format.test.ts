@@ -4,6 +4,8 @@ import { foldTimeline, type RequestRow } from '../model/timeline';
 import {
   attemptsCount,
   budgetLabel,
+  clockSeconds,
+  guardStateText,
   outcomeLabel,
   outcomeShort,
   rowStatusShort,
@@ -149,5 +151,16 @@ describe('the attempts column', () => {
     expect(attemptsCount({ ...h1, injected: 1, hedges: [...h1.hedges, ...h2.hedges] }).label).toBe(
       '2 attempts, 1 injected by the Retryline panel, 2 hedges',
     );
+  });
+});
+
+describe('guardStateText', () => {
+  it('says until when an open breaker holds requests, or since when if that is not known', () => {
+    const since = Date.UTC(2026, 0, 1, 12, 0, 3);
+    const until = since + 30_000;
+    expect(guardStateText({ kind: 'breaker-open', since, until })).toBe(
+      `breaker open until ${clockSeconds(until)}`,
+    );
+    expect(guardStateText({ kind: 'breaker-open', since })).toBe(`breaker open since ${clockSeconds(since)}`);
   });
 });

@@ -388,11 +388,13 @@ export function clockSeconds(t: number): string {
   return clockTime(t).slice(0, 8);
 }
 
-/** A guard's state in words, for its lane's caption: `breaker open since 12:00:03`. */
+/** A guard's state in words, for its lane's caption: `breaker open until 12:00:33`. */
 export function guardStateText(state: GuardState): string {
   switch (state.kind) {
     case 'breaker-open':
-      return `breaker open since ${clockSeconds(state.since)}`;
+      return state.until === undefined
+        ? `breaker open since ${clockSeconds(state.since)}`
+        : `breaker open until ${clockSeconds(state.until)}`;
     case 'breaker-half-open':
       return `breaker half-open (probing) since ${clockSeconds(state.since)}`;
     case 'budget-spent':

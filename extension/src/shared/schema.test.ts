@@ -128,6 +128,7 @@ describe('validateEvent', () => {
     ['request-end without attempts', 'request-end', { attempts: undefined }],
     ['breaker-state with an unknown state', 'breaker-state', { to: 'ajar' }],
     ['breaker-state with an empty key', 'breaker-state', { key: '' }],
+    ['breaker-state with a retryAt that is not a number', 'breaker-state', { retryAt: '2026-01-01' }],
     ['budget with allowed as a string', 'budget', { allowed: 'yes' }],
     ['guard-wait with an unknown guard', 'guard-wait', { guard: 'moat' }],
   ] as const)('drops %s', (_, type, patch) => {

@@ -271,7 +271,12 @@ const SPECS = {
     error: optional(errorSummary),
     status: optional(status),
   },
-  'breaker-state': { key: required(id), from: required(breakerState), to: required(breakerState) },
+  'breaker-state': {
+    key: required(id),
+    from: required(breakerState),
+    to: required(breakerState),
+    retryAt: optional(finite),
+  },
   budget: { key: required(id), remaining: required(finite), allowed: required(bool) },
   'guard-wait': {
     attempt: required(count),

@@ -133,6 +133,11 @@ export interface BreakerStateEvent extends EventBase {
   readonly key: string;
   readonly from: BreakerStateName;
   readonly to: BreakerStateName;
+  /**
+   * When it opened (`to: 'open'`): the clock time, epoch milliseconds, from which it lets its
+   * first trial through (`openMs` after it opened), as `CircuitOpenError.retryAt` says.
+   */
+  readonly retryAt?: number;
 }
 
 /** A retry budget was consulted for a retry. */

@@ -230,6 +230,20 @@ export function initialBreakerState(): BreakerState {
 
 const failuresIn = (window: readonly boolean[]) => window.reduce((n, failed) => n + (failed ? 1 : 0), 0);
 
+/**
+ * A transition as its `breaker-state` event tells it: one to open says until when (the state's
+ * `openedAt`, from the store that holds it, plus `openMs`).
+ */
+export function transitionEvent(
+  transition: BreakerTransition,
+  state: BreakerState,
+  openMs: number,
+): BreakerTransition & { readonly retryAt?: number } {
+  return transition.to === 'open' && state.openedAt !== undefined
+    ? { ...transition, retryAt: state.openedAt + openMs }
+    : transition;
+}
+
 function opened(state: BreakerState, now: number): BreakerState {
   return {
     state: 'open',
@@ -398,7 +412,13 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
           const record = (health: BreakerOutcome) => {
             trial = false;
             const report = (recorded: BreakerRecord) => {
-              if (recorded.transition) emit({ type: 'breaker-state', key, ...recorded.transition });
+              if (recorded.transition) {
+                emit({
+                  type: 'breaker-state',
+                  key,
+                  ...transitionEvent(recorded.transition, recorded.state, config.openMs),
+                });
+              }
             };
             const recorded = ops.breakerRecord(key, config, health, policy.clock.now());
             if (recorded instanceof Promise) return recorded.then(report);

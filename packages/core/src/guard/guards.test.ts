@@ -246,11 +246,16 @@ describe('the other guards, through retry()', () => {
       calls++;
       throw new Error('db down');
     };
+    // Its breaker-state event says until when it stays open, as the refusal's retryAt does.
+    const opened: RetrylineEvent[] = [];
     const options: RetryOptions = {
       ...base(clock, store),
       retries: 0,
       guardKey: 'db',
       breaker: circuitBreaker({ consecutiveFailures: 2, openMs: 5000 }),
+      onEvent: (event) => {
+        if (event.type === 'breaker-state') opened.push(event);
+      },
     };
     for (let i = 0; i < 2; i++) {
       const call = observe(retry(failing, options));
@@ -263,6 +268,15 @@ describe('the other guards, through retry()', () => {
     expect(calls).toBe(2);
     expect(isRetrylineError(refused.state.error, 'CircuitOpenError')).toBe(true);
     expect((refused.state.error as { retryAt: number }).retryAt).toBe(T0 + 5000);
+    expect(opened).toEqual([
+      expect.objectContaining({
+        type: 'breaker-state',
+        key: 'db',
+        from: 'closed',
+        to: 'open',
+        retryAt: T0 + 5000,
+      }),
+    ]);
     // Another key is not affected.
     const other = observe(retry(async () => 'fine', { ...options, guardKey: 'cache' }));
     await clock.runAll();

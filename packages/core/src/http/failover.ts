@@ -24,8 +24,10 @@ import {
   type BreakerAdmission,
   type BreakerConfig,
   type BreakerOptions,
+  type BreakerRecord,
   breakerOps,
   normalizeBreaker,
+  transitionEvent,
 } from '../guard/breaker';
 import type { GuardHooks } from '../guard/guards';
 import { clientStore, type GuardStore, type Store } from '../guard/store';
@@ -505,7 +507,7 @@ export class Route {
     if (health === 'ignored' && !picked.trial) return undefined;
     const { breaker } = this.#failover;
     const pool = this.#pool;
-    const report = (recorded: { transition?: { from: string; to: string } }) => {
+    const report = (recorded: BreakerRecord) => {
       const { transition } = recorded;
       if (!transition) return;
       // Closed again: the local ejection is over too, for every client of the store.
@@ -513,8 +515,7 @@ export class Route {
       this.#emit({
         type: 'breaker-state',
         key: picked.name,
-        from: transition.from as 'closed',
-        to: transition.to as 'open',
+        ...transitionEvent(transition, recorded.state, breaker.openMs),
       });
     };
     const recorded = pool.ops.breakerRecord(picked.key, breaker, health, now);
