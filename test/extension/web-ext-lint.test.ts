@@ -78,3 +78,14 @@ describe('web-ext lint on the Firefox build', () => {
     expect(release.warnings.map(key).sort()).toEqual(allowed);
   });
 });
+
+describe('the permissions each build asks for', () => {
+  // `storage` alone: no install warning. The relay reports new documents itself, so neither build
+  // asks for `webNavigation` ("read your browsing history"), nor for host permissions or tabs.
+  it.each(['chrome', 'firefox'])('the %s build asks for storage and nothing else', (browser) => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'extension/dist', browser, 'manifest.json'), 'utf8'));
+    expect(manifest.permissions).toEqual(['storage']);
+    expect(manifest.optional_permissions ?? []).toEqual([]);
+    expect(manifest.host_permissions ?? []).toEqual([]);
+  });
+});

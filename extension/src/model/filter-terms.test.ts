@@ -23,6 +23,37 @@ describe('filter terms', () => {
     expect(ids(text)).toEqual(expected);
   });
 
+  it('finds a request pacing held, and one pacing refused, by "pacing", and neither by "limiter"', () => {
+    const API = 'https://api.example';
+    const paced = foldTimeline([
+      ev('p1', { type: 'request-start', t: 0, client: 'fetch', method: 'GET', url: `${API}/held` }),
+      ev('p1', { type: 'guard-wait', t: 1000, attempt: 1, guard: 'pacing', key: API, waited: 1000 }),
+      ev('p1', { type: 'attempt-start', t: 1000, attempt: 1 }),
+      ev('p1', { type: 'attempt-end', t: 1010, attempt: 1, phase: 'response', status: 200, duration: 10 }),
+      ev('p1', {
+        type: 'request-end',
+        t: 1010,
+        outcome: 'success',
+        attempts: 1,
+        totalDelay: 0,
+        duration: 1010,
+      }),
+      ev('p2', { type: 'request-start', t: 0, client: 'fetch', method: 'GET', url: `${API}/refused` }),
+      ev('p2', {
+        type: 'request-end',
+        t: 0,
+        outcome: 'quota-spent',
+        attempts: 0,
+        totalDelay: 0,
+        duration: 0,
+      }),
+    ]).rows;
+    const find = (text: string) => filterRows(paced, { text }).rows.map((r) => r.requestId);
+    expect(find('pacing')).toEqual(['p1', 'p2']);
+    expect(find('limiter')).toEqual([]);
+    expect(find('is:refused')).toEqual(['p2']);
+  });
+
   it.each([
     ['is:retried', ['r1', 'g1', 'g2', 'g3', 'g4']],
     ['-is:retried', ['r2', 'r3']],
