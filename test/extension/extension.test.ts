@@ -363,6 +363,27 @@ describe('the standalone viewer', () => {
       await expect.poll(() => rows(tab).count(), { timeout: 10_000 }).toBe(1);
       expect(await rows(tab).locator('[data-testid="attempt-bar"]').count()).toBe(3);
       expect(await rows(tab).locator('[data-testid="wait"]').count()).toBe(2);
+      // Nothing to record or keep across reloads here: those controls are left out; Export works.
+      expect(await tab.locator('[data-testid="record"], [data-testid="preserve-log"]').count()).toBe(0);
+      expect(await tab.locator('[data-testid="export-json"]').isDisabled()).toBe(false);
+      await tab.close();
+    } finally {
+      await viewer.close();
+    }
+  }, 30_000);
+
+  it('disables Export on an empty recording', async () => {
+    const viewer = await startViewer({
+      viewerDir: fileURLToPath(new URL('../../packages/cli/viewer/', import.meta.url)),
+      recording: recordEvents({ source: 'nothing yet' }).stop(),
+    });
+    try {
+      const tab = await context.newPage();
+      await tab.goto(viewer.url);
+      await expect.poll(() => tab.locator('[data-testid="export-json"]').count(), { timeout: 10_000 }).toBe(1);
+      expect(await tab.locator('[data-testid="export-json"]').isDisabled()).toBe(true);
+      expect(await tab.locator('[data-testid="export-har"]').isDisabled()).toBe(true);
+      expect(await tab.locator('[data-testid="record"], [data-testid="preserve-log"]').count()).toBe(0);
       await tab.close();
     } finally {
       await viewer.close();
