@@ -410,7 +410,11 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
           // Whether the admitted attempt is one of the half-open trials.
           let trial = false;
           const record = (health: BreakerOutcome) => {
+            const wasTrial = trial;
             trial = false;
+            // 'ignored' frees a half-open trial's place: only the trial's own may, or a call let
+            // through before the breaker opened would let a second trial out beside the first.
+            if (health === 'ignored' && !wasTrial) return undefined;
             const report = (recorded: BreakerRecord) => {
               if (recorded.transition) {
                 emit({
@@ -445,7 +449,7 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
               return admission instanceof Promise ? admission.then(says) : says(admission);
             },
             record,
-            abandon: () => (trial ? record('ignored') : undefined),
+            abandon: () => record('ignored'),
           };
         },
       };

@@ -284,6 +284,53 @@ describe('the other guards, through retry()', () => {
     expect(other.state.value).toBe('fine');
   });
 
+  it('lets only the half-open trial free its place: a call admitted before the breaker opened, ending in a non-retryable error meanwhile, lets no second trial through', async () => {
+    const clock = virtualClock(T0);
+    const store = localStore();
+    const options: RetryOptions = {
+      ...base(clock, store),
+      retries: 0,
+      guardKey: 'db',
+      retryOn: (error) => (error as Error).message !== 'not the breaker’s business',
+      breaker: circuitBreaker({ consecutiveFailures: 1, openMs: 1000, halfOpenCalls: 1 }),
+    };
+    const deferred = () => {
+      let reject: (error: Error) => void = () => {};
+      const promise = new Promise<string>((_, no) => {
+        reject = no;
+      });
+      return { promise, reject };
+    };
+    // A goes out while the breaker is closed and is still running when it opens.
+    const a = deferred();
+    const first = observe(retry(() => a.promise, options));
+    await clock.advance(0);
+    const failed = observe(retry(async () => Promise.reject(new Error('db down')), options));
+    await clock.runAll();
+    await failed.done;
+    // openMs later, B goes out as the one trial, and is still out.
+    await clock.advance(1000);
+    const probe = deferred();
+    const trial = observe(retry(() => probe.promise, options));
+    await clock.advance(0);
+    // A ends in an error that says nothing of the dependency ('ignored'): it held no trial place.
+    a.reject(new Error('not the breaker’s business'));
+    await first.done;
+    let calls = 0;
+    const second = observe(
+      retry(async () => {
+        calls++;
+        return 'sent';
+      }, options),
+    );
+    await clock.advance(0);
+    await second.done;
+    expect(calls).toBe(0);
+    expect(isRetrylineError(second.state.error, 'CircuitOpenError')).toBe(true);
+    probe.reject(new Error('db down'));
+    await trial.done;
+  });
+
   it('a retry budget caps retries of a generic operation', async () => {
     const clock = virtualClock(T0);
     const store = localStore();
