@@ -60,7 +60,10 @@ afterEach(() => {
 function ask(fault: unknown, given = exchange(), clock = virtualClock()) {
   installHook({ push() {}, fault });
   const attempt = vi.fn((): FaultAttempt<Answer> => ({ exchange: given.value, clock, query: QUERY }));
-  return { answer: faultFor(attempt), attempt, given, clock };
+  const answers = faultFor(attempt);
+  // Sent as usual: what the request engine would do (here, the exchange's own send).
+  const answer = answers && ((sent: HttpAttempt) => answers(sent, (again) => given.value.send(again)));
+  return { answer, answers, attempt, given, clock };
 }
 
 describe('faultFor: what the devtools hook asks for', () => {
@@ -115,6 +118,56 @@ describe('faultFor: what the devtools hook asks for', () => {
     controller.abort(new Error('timed out'));
     await expect(settled).rejects.toThrow('timed out');
     expect(clock.pending()).toBe(0);
+  });
+
+  it("ends a slow step's wait when the hook's signal aborts (its rules gone): sent as usual at once, its answer unused, no sleep left", async () => {
+    const hook = new AbortController();
+    const { answer, given, clock } = ask(() => ({
+      step: 'slow',
+      ms: 600_000,
+      answer: { step: 'status', status: 503 },
+      signal: hook.signal,
+    }));
+    const settled = answer?.(SENT);
+    await clock.advance(1000);
+    expect(given.sent).toEqual([]);
+    hook.abort();
+    await expect(settled).resolves.toEqual({ from: 'server' });
+    expect(given.sent).toEqual([SENT]);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it("sends at once a slow step whose hook signal had already aborted; still ends on the attempt's own abort", async () => {
+    const gone = new AbortController();
+    gone.abort();
+    const early = ask(() => ({ step: 'slow', ms: 5000, signal: gone.signal }));
+    await expect(early.answer?.(SENT)).resolves.toEqual({ from: 'server' });
+    const hook = new AbortController();
+    const { answer, clock } = ask(() => ({ step: 'slow', ms: 60_000, signal: hook.signal }));
+    const controller = new AbortController();
+    const settled = answer?.({ ...SENT, signal: controller.signal });
+    controller.abort(new Error('timed out'));
+    await expect(settled).rejects.toThrow('timed out');
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('takes only a real AbortSignal as the hook’s end to a wait', async () => {
+    const { answer, clock } = ask(() => ({ step: 'slow', ms: 100, signal: { aborted: true } }));
+    const settled = answer?.(SENT);
+    await clock.advance(99);
+    expect(clock.pending()).toBe(1);
+    await clock.advance(1);
+    await expect(settled).resolves.toEqual({ from: 'server' });
+  });
+
+  it('sends a slow step with no answer the way the request sends as usual (its plan’s endpoint), not past it', async () => {
+    const { answers, given, clock } = ask(() => ({ step: 'slow', ms: 10 }));
+    const planned = vi.fn(async () => ({ from: 'planned endpoint' }) as unknown as Answer);
+    const settled = answers?.(SENT, planned);
+    await clock.advance(10);
+    await expect(settled).resolves.toEqual({ from: 'planned endpoint' });
+    expect(planned).toHaveBeenCalledWith(SENT);
+    expect(given.sent).toEqual([]);
   });
 
   it('reads the attempt only once a hook with fault is there: no request id is drawn otherwise', () => {

@@ -58,6 +58,11 @@ export interface SlowFault {
   readonly step: 'slow';
   readonly ms: number;
   readonly answer?: StatusFault | NetworkErrorFault;
+  /**
+   * The hook's own end to the wait (its rules removed, its panel closed): when it aborts, the wait
+   * ends at once and the attempt goes to the server as usual, `answer` unused.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** How the devtools hook asks for one attempt to be answered. */
@@ -78,6 +83,9 @@ export interface FaultAttempt<R> {
   readonly unanswered?: () => void;
 }
 
+/** How an attempt is sent as usual: to the endpoint its request's plan picked, if it has one. */
+export type SendAsUsual<R> = (sent: HttpAttempt) => Promise<R>;
+
 /**
  * How the devtools hook has an attempt answered: a function that answers it, or `undefined` when
  * it is sent as usual (no hook, no fault for it, an adapter that cannot inject, a production
@@ -85,14 +93,16 @@ export interface FaultAttempt<R> {
  * otherwise. Whatever the hook does (throw, answer nonsense, hide a getter that throws) is read as
  * no fault: a hook can never fail a request other than as the fault it asked for.
  */
-export function faultFor<R>(attempt: () => FaultAttempt<R>): ((sent: HttpAttempt) => Promise<R>) | undefined {
+export function faultFor<R>(
+  attempt: () => FaultAttempt<R>,
+): ((sent: HttpAttempt, send: SendAsUsual<R>) => Promise<R>) | undefined {
   try {
     if (process.env.NODE_ENV !== 'production') {
       const hook = devtoolsHook();
       if (typeof hook?.fault !== 'function') return undefined;
       const asked = attempt();
       const step = asked.exchange.inject && readStep(hook.fault(asked.query));
-      if (step) return (sent) => answer(asked, step, sent);
+      if (step) return (sent, send) => answer(asked, step, sent, send);
     }
   } catch {
     // The page owns the hook: a fault it cannot tell is no fault.
@@ -100,13 +110,18 @@ export function faultFor<R>(attempt: () => FaultAttempt<R>): ((sent: HttpAttempt
   return undefined;
 }
 
-function answer<R>(attempt: FaultAttempt<R>, step: FaultStep, sent: HttpAttempt): Promise<R> {
+function answer<R>(
+  attempt: FaultAttempt<R>,
+  step: FaultStep,
+  sent: HttpAttempt,
+  send: SendAsUsual<R>,
+): Promise<R> {
   const { exchange, clock } = attempt;
   if (step.step === 'slow') {
     const then = step.answer;
-    return clock
-      .sleep(step.ms, sent.signal)
-      .then(() => (then ? answer(attempt, then, sent) : exchange.send(sent)));
+    return hookWait(clock, step.ms, sent.signal, step.signal).then((ended) =>
+      then && !ended ? answer(attempt, then, sent, send) : send(sent),
+    );
   }
   try {
     return (exchange.inject as NonNullable<HttpExchange<R>['inject']>)(step, sent);
@@ -114,8 +129,41 @@ function answer<R>(attempt: FaultAttempt<R>, step: FaultStep, sent: HttpAttempt)
     // A response the client cannot build (what fetch refuses is checked below, so only a client's
     // own quirk): sent as usual, and not marked as answered by a fault.
     attempt.unanswered?.();
-    return exchange.send(sent);
+    return send(sent);
   }
+}
+
+/**
+ * A slow step's wait: ended by the attempt's signal (rejecting with its reason, as a slow server's
+ * wait ends) or by the hook's (resolving `true`: the rule is gone, so the attempt goes on as usual).
+ * Both listeners go when it ends, so a wait cut short leaves no timer and no listener behind.
+ */
+function hookWait(
+  clock: Clock,
+  ms: number,
+  attempt: AbortSignal | undefined,
+  hook: AbortSignal | undefined,
+): Promise<boolean> {
+  if (hook === undefined) return clock.sleep(ms, attempt).then(() => false);
+  if (hook.aborted) return Promise.resolve(true);
+  const both = new AbortController();
+  const cut = () => both.abort();
+  attempt?.addEventListener('abort', cut, { once: true });
+  hook.addEventListener('abort', cut, { once: true });
+  return clock
+    .sleep(ms, attempt?.aborted ? attempt : both.signal)
+    .then(
+      () => false,
+      (error: unknown) => {
+        if (attempt?.aborted) throw attempt.reason;
+        if (hook.aborted) return true;
+        throw error;
+      },
+    )
+    .finally(() => {
+      attempt?.removeEventListener('abort', cut);
+      hook.removeEventListener('abort', cut);
+    });
 }
 
 // RFC 9110 §5.1: a field name is a token. RFC 9110 §5.5 and RFC 9112 §4: a field value and a
@@ -129,14 +177,17 @@ const NULL_BODY = [204, 205, 304];
 /** A step, copied out of what the hook returned (so no getter of its runs later), or `undefined`. */
 function readStep(value: unknown, inner = false): FaultStep | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { step, ms, answer: then } = value as Record<string, unknown>;
+  const { step, ms, answer: then, signal: given } = value as Record<string, unknown>;
   if (step === 'networkError') return { step };
   if (step === 'status') return readStatus(value as Record<string, unknown>);
   if (step !== 'slow' || inner || typeof ms !== 'number' || !(ms >= 0 && ms < Number.POSITIVE_INFINITY))
     return undefined;
-  if (then === undefined) return { step, ms };
+  // Only a real AbortSignal ends the wait early: anything else given as one is no signal.
+  const signal = typeof AbortSignal !== 'undefined' && given instanceof AbortSignal ? given : undefined;
+  const slow: SlowFault = signal ? { step: 'slow', ms, signal } : { step: 'slow', ms };
+  if (then === undefined) return slow;
   const next = readStep(then, true) as FaultAnswer | undefined;
-  return next && { step, ms, answer: next };
+  return next && { ...slow, answer: next };
 }
 
 function readStatus({ status, statusText, headers, body }: Record<string, unknown>): StatusFault | undefined {

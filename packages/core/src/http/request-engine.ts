@@ -55,7 +55,7 @@ import {
   type TransportFailure,
 } from './classify';
 import type { Failover, Hedging } from './failover';
-import { type FaultAnswer, faultFor } from './fault';
+import { type FaultAnswer, faultFor, type SendAsUsual } from './fault';
 import { type HeadersLike, headerValue } from './headers';
 import {
   headerName,
@@ -698,7 +698,7 @@ class HttpRequest<R> {
   // that is: asked as the attempt is prepared for its attempt-start. A hook is a listener, so every
   // attempt is prepared while one is there; an attempt nobody listens to is never faulted.
   #faultOf = 0;
-  #fault: ((attempt: HttpAttempt) => Promise<R>) | undefined;
+  #fault: ((attempt: HttpAttempt, send: SendAsUsual<R>) => Promise<R>) | undefined;
   // Endpoint failover and hedging, when the client has them (see failover.ts).
   readonly #plan: RequestPlan<R> | undefined;
   readonly #idOf = () => {
@@ -983,8 +983,10 @@ class HttpRequest<R> {
         };
         if (this.#faultOf !== context.attempt) this.#fault = undefined;
         const fault = this.#fault;
-        if (fault) return fault(attempt);
-        return this.#plan ? this.#plan.send(context, attempt) : exchange.send(attempt);
+        // A fault that lets the attempt go on (a slow step with no answer) sends it as this does:
+        // to the endpoint the plan picked, hedged as it would be.
+        if (fault) return fault(attempt, (sent) => this.#send(context, sent));
+        return this.#send(context, attempt);
       },
       judge: (outcome, context, timedOut) => this.#judge(outcome, context, timedOut),
       // The attempt described is the one just run: its fault, if any, is still this.#fault (unless
@@ -1014,6 +1016,11 @@ class HttpRequest<R> {
   }
 
   /** What a failover or hedging plan may use of this request (see plan.ts). */
+  /** An attempt sent as usual: to the endpoint the request's plan picked, if it has one. */
+  #send(context: LoopAttempt, attempt: HttpAttempt): Promise<R> {
+    return this.#plan ? this.#plan.send(context, attempt) : this.#exchange.send(attempt);
+  }
+
   #host(): PlanHost<R> {
     return {
       exchange: this.#exchange,
