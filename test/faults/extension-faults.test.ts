@@ -180,10 +180,10 @@ describe.each(browsers)('fault injection in $name', ({ dir, launch }) => {
     const { tab, id } = await appTab();
     const panel = await browser.open(browser.extensionUrl('panel.html'));
     await panel.evaluate(openPanelPort, id, RULES);
-    // The worker tells the panel what it keeps and has sent to the tab.
+    // The worker tells the panel what it keeps and has sent to the tab, and the top origin it is for.
     await expect
       .poll(() => panel.evaluate(faultUpdates))
-      .toEqual([{ kind: 'faults', tabId: id, rules: RULES }]);
+      .toEqual([{ kind: 'faults', tabId: id, rules: RULES, origin: server.url, applied: true }]);
 
     const attempted = { status: 200, attempts: 3, injected: [1, 2] };
     await expect.poll(() => tab.evaluate(call, '/api/items'), { timeout: 10_000 }).toEqual(attempted);
@@ -229,7 +229,7 @@ describe.each(browsers)('fault injection in $name', ({ dir, launch }) => {
     await panel.evaluate(openPanelPort, id, RULES);
     await expect
       .poll(() => panel.evaluate(faultUpdates))
-      .toEqual([{ kind: 'faults', tabId: id, rules: RULES }]);
+      .toEqual([{ kind: 'faults', tabId: id, rules: RULES, origin: server.url, applied: true }]);
 
     // The top page and its frame of the same origin are the app: both are faulted.
     await expect.poll(() => tab.evaluate(call, '/api/items'), { timeout: 10_000 }).toEqual(attempted);
@@ -249,16 +249,23 @@ describe.each(browsers)('fault injection in $name', ({ dir, launch }) => {
     expect(await tab.evaluate(frameCall, 1, '/api/items')).toEqual(untouched);
     expect(await tab.evaluate(frameFaults, 1)).toEqual([]);
 
-    // The top document's origin decides: on another site, the app's origin is the third party.
+    // The rules are bound to the origin the top document had when they were set: on another site
+    // (a link followed, or a frame that navigated the tab) nothing is faulted, and no window sees
+    // them, the frame of the app's origin it embeds included. The panel is told they are paused.
     await tab.goto(`${other.url}/framed`);
     await expect.poll(() => tab.evaluate(loaded)).toBe(true);
-    await expect.poll(() => tab.evaluate(call, '/api/items'), { timeout: 10_000 }).toEqual(attempted);
+    await expect
+      .poll(() => panel.evaluate(faultUpdates))
+      .toContainEqual({ kind: 'faults', tabId: id, rules: RULES, origin: server.url, applied: false });
+    expect(await tab.evaluate(call, '/api/items')).toEqual(untouched);
     expect(await tab.evaluate(frameCall, 0, '/api/items')).toEqual(untouched);
+    expect(await tab.evaluate(pageFaults)).toEqual([]);
     expect(await tab.evaluate(frameFaults, 0)).toEqual([]);
 
-    // Closing the panel takes the rules away from every frame that had them.
+    // Back on the app, they apply again; closing the panel takes them away from every frame that had them.
     await tab.goto(`${server.url}/framed`);
     await expect.poll(() => tab.evaluate(loaded)).toBe(true);
+    await expect.poll(() => tab.evaluate(call, '/api/items'), { timeout: 10_000 }).toEqual(attempted);
     await expect.poll(() => tab.evaluate(frameCall, 0, '/api/items'), { timeout: 10_000 }).toEqual(attempted);
     await panel.close();
     await expect.poll(() => tab.evaluate(call, '/api/items'), { timeout: 10_000 }).toEqual(untouched);

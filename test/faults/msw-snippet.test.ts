@@ -72,7 +72,11 @@ const CLIENT_FIELDS = JSON.stringify(CLIENT).slice(1, -1);
 
 /** The requests through Retryline's fetch, in Node, with the page's fault rules as the devtools hook. */
 async function inThePage(set: FaultRuleSet, requests: readonly Sent[]): Promise<string[][]> {
-  const faults = createPageFaults({ random: () => 0, optedOut: () => false });
+  const faults = createPageFaults({
+    random: () => 0,
+    optedOut: () => false,
+    controller: () => new AbortController(),
+  });
   expect(faults.set(set)).toBe(true);
   installHook({
     push: (event: RetrylineEvent) => {

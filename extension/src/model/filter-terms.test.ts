@@ -29,7 +29,15 @@ describe('filter terms', () => {
       ev('p1', { type: 'request-start', t: 0, client: 'fetch', method: 'GET', url: `${API}/held` }),
       ev('p1', { type: 'guard-wait', t: 1000, attempt: 1, guard: 'pacing', key: API, waited: 1000 }),
       ev('p1', { type: 'attempt-start', t: 1000, attempt: 1 }),
-      ev('p1', { type: 'attempt-end', t: 1010, attempt: 1, phase: 'response', status: 200, duration: 10 }),
+      ev('p1', {
+        type: 'attempt-end',
+        t: 1010,
+        attempt: 1,
+        phase: 'response',
+        status: 200,
+        outcome: 'success',
+        duration: 10,
+      }),
       ev('p1', {
         type: 'request-end',
         t: 1010,

@@ -38,7 +38,7 @@ function install(): void {
     setTimer: (callback, ms) => setTimer(callback, ms),
     random: () => random(),
     controller: () => new Controller(),
-    optedOut: optedOutBy(document.querySelector.bind(document)),
+    optedOut: optedOutBy(window),
   });
 
   // Kept for the page's life: after "ready", the relay brings the tab's fault rules, whether a

@@ -1,8 +1,8 @@
 import { seededRandom } from '@retryline/core';
-import type { FaultQuery } from '@retryline/core/instrument';
+import type { FaultQuery, FaultStep } from '@retryline/core/instrument';
 import { describe, expect, it } from 'vitest';
 import type { FaultRule } from '../shared/faults';
-import { createPageFaults, MAX_REMEMBERED, optedOutBy } from './page-faults';
+import { createPageFaults, type FrameLike, MAX_REMEMBERED, optedOutBy } from './page-faults';
 
 const API = 'https://app.example/api/items?page=***';
 
@@ -21,8 +21,13 @@ function faults(options: { random?: () => number; optedOut?: () => boolean } = {
   return createPageFaults({
     random: options.random ?? (() => 0),
     optedOut: options.optedOut ?? (() => false),
+    controller: () => new AbortController(),
   });
 }
+
+/** A slow step's signal, as the page gives it to core. */
+const signalOf = (step: FaultStep | undefined): AbortSignal | undefined =>
+  step?.step === 'slow' ? step.signal : undefined;
 
 /** What each attempt of one request gets, from attempt 1 to `attempts`. */
 const attempts = (page: ReturnType<typeof faults>, attempts: number, base: Partial<FaultQuery> = {}) =>
@@ -209,16 +214,67 @@ describe('the page’s fault rules', () => {
     page.set({
       rules: [rule({ steps: [{ step: 'slow', ms: 2000, answer: { step: 'passthrough' } } as never] })],
     });
-    expect(page.fault(query())).toEqual({ step: 'slow', ms: 2000 });
+    expect(page.fault(query())).toEqual({ step: 'slow', ms: 2000, signal: expect.any(AbortSignal) });
+  });
+
+  it('end the waits of slow steps in progress when the set is replaced or removed, not when it comes again', () => {
+    const page = faults();
+    const slow = { rules: [rule({ steps: [{ step: 'slow', ms: 600_000 }] })] };
+    page.set(slow);
+    const first = signalOf(page.fault(query()));
+    expect(first?.aborted).toBe(false);
+    // One controller per set: every wait under it ends with it.
+    expect(signalOf(page.fault(query({ requestId: 'r2' })))).toBe(first);
+    // The panel reconnecting sends the same rules: the waits go on.
+    page.set(slow);
+    expect(first?.aborted).toBe(false);
+    page.set({ rules: [rule({ steps: [{ step: 'slow', ms: 1000 }] })] });
+    expect(first?.aborted).toBe(true);
+    const second = signalOf(page.fault(query()));
+    expect(second?.aborted).toBe(false);
+    page.set({ rules: [] });
+    expect(second?.aborted).toBe(true);
+  });
+
+  it('end the waits of slow steps in progress when stopped (the panel went), and give later ones a live signal', () => {
+    const page = faults();
+    page.set({ rules: [rule({ steps: [{ step: 'slow', ms: 600_000 }] })] });
+    const waiting = signalOf(page.fault(query()));
+    page.stop();
+    expect(waiting?.aborted).toBe(true);
+    expect(signalOf(page.fault(query({ requestId: 'r2' })))?.aborted).toBe(false);
   });
 });
 
 describe('optedOutBy', () => {
-  const page = (content: string | null) => (selector: string) => {
-    expect(selector).toBe('meta[name="retryline-faults" i]');
-    return content === null
-      ? null
-      : { getAttribute: (name: string) => (name === 'content' ? content : null) };
+  type Meta = { getAttribute(name: string): string | null };
+  /** A window whose document has the opt-out meta with `content` (none for `null`), framed in `parent`. */
+  const frame = (content: string | null, parent?: FrameLike): FrameLike => {
+    const self: { document: FrameLike['document']; parent: FrameLike } = {
+      document: {
+        querySelector: (selector: string): Meta | null => {
+          expect(selector).toBe('meta[name="retryline-faults" i]');
+          return content === null ? null : { getAttribute: (name) => (name === 'content' ? content : null) };
+        },
+      },
+      parent: undefined as unknown as FrameLike,
+    };
+    self.parent = parent ?? self;
+    return self;
+  };
+  /** A window of another origin: reading its document throws, as a browser's cross-origin WindowProxy does. */
+  const foreign = (parent?: FrameLike): FrameLike => {
+    const self = {
+      get document(): never {
+        throw new DOMException(
+          'Blocked a frame with origin from accessing a cross-origin frame.',
+          'SecurityError',
+        );
+      },
+      parent: undefined as unknown as FrameLike,
+    };
+    self.parent = parent ?? self;
+    return self;
   };
 
   it.each([
@@ -227,10 +283,30 @@ describe('optedOutBy', () => {
     ['on', false],
     ['', false],
   ])('reads content="%s" as opted out: %s', (content, expected) => {
-    expect(optedOutBy(page(content))()).toBe(expected);
+    expect(optedOutBy(frame(content))()).toBe(expected);
   });
 
   it('reads a page without the meta element as not opted out', () => {
-    expect(optedOutBy(page(null))()).toBe(false);
+    expect(optedOutBy(frame(null))()).toBe(false);
+  });
+
+  it('takes the opt-out of a same-origin ancestor, up to the top, for a frame without the meta', () => {
+    const shell = frame('off');
+    expect(optedOutBy(frame(null, shell))()).toBe(true);
+    expect(optedOutBy(frame(null, frame(null, shell)))()).toBe(true);
+    expect(optedOutBy(frame(null, frame('on', frame(null))))()).toBe(false);
+  });
+
+  it('passes over an ancestor of another origin, whose document cannot be read', () => {
+    expect(optedOutBy(frame(null, foreign()))()).toBe(false);
+    // The app's shell frames a widget of another origin, which frames one of the app's pages.
+    expect(optedOutBy(frame(null, foreign(frame('off'))))()).toBe(true);
+  });
+
+  it('ends on a parent chain that never reaches a top window', () => {
+    const a = frame(null);
+    const b = frame(null, a);
+    (a as { parent: FrameLike }).parent = b;
+    expect(optedOutBy(a)()).toBe(false);
   });
 });

@@ -9,7 +9,13 @@
  * request's `request-end` passes through the hook (at most {@link MAX_REMEMBERED} requests).
  *
  * A page opts out with `<meta name="retryline-faults" content="off">`: read at each request the
- * rules would touch, so it holds wherever in the document it is and whenever it was added.
+ * rules would touch, so it holds wherever in the document it is and whenever it was added. It
+ * covers the document's frames of its origin too (an app's shell opts out its own frames): each
+ * hook reads its own document's and each same-origin ancestor's.
+ *
+ * A `slow` step carries the signal of the rule set's own controller: when the set is replaced or
+ * removed, or the panel goes ({@link PageFaults.stop}), the waits in progress end at once and their
+ * attempts go to the server as usual, as the rules' going promises.
  */
 
 import { seededRandom } from '@retryline/core';
@@ -35,6 +41,8 @@ export interface FaultWorld {
   readonly random: () => number;
   /** Whether the page opted out (see {@link OPT_OUT_META}). */
   readonly optedOut: () => boolean;
+  /** A new `AbortController` (a rule set's, whose signal ends its `slow` steps' waits). */
+  readonly controller: () => AbortController;
 }
 
 /** The page's rules and the question core asks. */
@@ -47,6 +55,8 @@ export interface PageFaults {
   ended(requestId: string): void;
   /** How many rules apply now (for tests and the hook's fast path). */
   active(): number;
+  /** Ends the waits of `slow` steps in progress (the panel went): their attempts are sent at once. */
+  stop(): void;
 }
 
 interface CompiledRule {
@@ -76,6 +86,12 @@ export function createPageFaults(world: FaultWorld): PageFaults {
   let current = '';
   let random = world.random;
   const choices = new Map<string, Choice>();
+  // The rule set's controller, made when a slow step first needs it; aborted when the set goes.
+  let waits: AbortController | undefined;
+  const stop = () => {
+    waits?.abort();
+    waits = undefined;
+  };
 
   const choose = (query: FaultQuery): CompiledRule | undefined => {
     for (const candidate of rules) {
@@ -95,6 +111,7 @@ export function createPageFaults(world: FaultWorld): PageFaults {
       // The same rules again (the panel reconnecting): requests keep the rule they were given.
       if (text === current) return true;
       current = text;
+      stop();
       rules = compile(set);
       random = set.seed === undefined ? world.random : seededRandom(set.seed);
       choices.clear();
@@ -111,19 +128,48 @@ export function createPageFaults(world: FaultWorld): PageFaults {
       }
       if (choice.rule === undefined) return undefined;
       const step = stepFor(choice.rule.rule, query.attempt);
-      return step.step === 'passthrough' ? undefined : step;
+      if (step.step !== 'slow') return step.step === 'passthrough' ? undefined : step;
+      waits ??= world.controller();
+      return { ...step, signal: waits.signal };
     },
     ended(requestId) {
       choices.delete(requestId);
     },
     active: () => rules.length,
+    stop,
   };
 }
 
-/** Whether `document` carries `<meta name="retryline-faults" content="off">`. */
-export function optedOutBy(
-  query: (selector: string) => { getAttribute(name: string): string | null } | null,
-) {
-  return (): boolean =>
-    query(`meta[name="${OPT_OUT_META}" i]`)?.getAttribute('content')?.trim().toLowerCase() === 'off';
+/** A window as the opt-out reads it: its document, and the window it is a frame of (itself at the top). */
+export interface FrameLike {
+  readonly document: {
+    querySelector(selector: string): { getAttribute(name: string): string | null } | null;
+  };
+  readonly parent: FrameLike;
+}
+
+/** How many windows up the opt-out looks at most (a page may fake its `parent` chain, even a loop). */
+const MAX_DEPTH = 64;
+
+/**
+ * Whether `frame`'s document, or that of one of its ancestors up to the top one, carries
+ * `<meta name="retryline-faults" content="off">`. An ancestor of another origin cannot be read
+ * (its `document` throws): its opt-out is its own, and the walk goes on above it.
+ */
+export function optedOutBy(frame: FrameLike) {
+  return (): boolean => {
+    for (let at = frame, depth = 0; depth < MAX_DEPTH; depth += 1) {
+      try {
+        const meta = at.document.querySelector(`meta[name="${OPT_OUT_META}" i]`);
+        if (meta?.getAttribute('content')?.trim().toLowerCase() === 'off') return true;
+      } catch {
+        // Another origin's document.
+      }
+      // The top window is its own parent. (A detached frame's is null: reading it throws, and the
+      // hook, which catches, faults nothing.)
+      if (at.parent === at) return false;
+      at = at.parent;
+    }
+    return false;
+  };
 }

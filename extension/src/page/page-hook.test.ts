@@ -281,6 +281,22 @@ describe('the page hook’s faults', () => {
     expect(() => hook.setFaults({ ...faults([]), rules: 'none' } as never)).not.toThrow();
     expect(hook.fault(query(1))).toEqual({ step: 'status', status: 503 });
   });
+
+  it('ends an injected wait in progress when the rules go, and when the panel goes', () => {
+    const { hook } = world();
+    const slow = faults([{ ...rule, steps: [{ step: 'slow', ms: 600_000 }] }]);
+    const signal = (step: unknown) => (step as { signal?: AbortSignal } | undefined)?.signal;
+    hook.setFaults(slow);
+    const waiting = signal(hook.fault(query(1)));
+    expect(waiting?.aborted).toBe(false);
+    hook.setFaults(faults([]));
+    expect(waiting?.aborted).toBe(true);
+    hook.setFaults(slow);
+    const again = signal(hook.fault(query(1, 'r2')));
+    expect(again?.aborted).toBe(false);
+    hook.setPanel(false);
+    expect(again?.aborted).toBe(true);
+  });
 });
 
 /** What names request `id`, as core offers it and the panel's replay names it. */

@@ -64,7 +64,10 @@ export interface HookWorld extends FaultWorld {
   /** `window.postMessage` bound to the page's window, with the target origin already chosen. */
   readonly post: (message: PageMessage | HookHelloMessage | DetectedMessage) => void;
   readonly setTimer: (callback: () => void, ms: number) => unknown;
-  /** A new `AbortController`: a replay's, which the hook aborts when the panel goes. */
+  /**
+   * A new `AbortController`: a replay's, or a fault rule set's (see `FaultWorld`), which the hook
+   * aborts when the panel goes.
+   */
   readonly controller: () => AbortController;
 }
 
@@ -99,7 +102,8 @@ export interface PageHook {
   replay(target: ReplayTarget): void;
   /**
    * The relay said whether a panel is subscribed to the tab ({@link PanelStateMessage}): when none
-   * is, the kept replays are dropped and the running ones aborted, and none is kept until one is.
+   * is, the kept replays are dropped and the running ones aborted, and none is kept until one is;
+   * the injected waits in progress end too (see `PageFaults.stop`).
    */
   setPanel(open: boolean): void;
   /** The relay said it is listening: drain the queue and post from now on. */
@@ -262,6 +266,7 @@ export function createPageHook(world: HookWorld): PageHook {
       try {
         panel = open;
         if (open) return;
+        faults.stop();
         replays.clear();
         for (const controller of running) controller.abort();
         running.clear();

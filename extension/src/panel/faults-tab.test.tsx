@@ -7,7 +7,14 @@ import { type FaultRule, type FaultRuleSet, MAX_RULES, NO_RULES } from '../share
 import { mswSnippet } from '../shared/msw-snippet';
 import type { PanelRequest, TimelineEntry } from '../shared/protocol';
 import { App, type PanelApi } from './app';
-import { connectWorker, type PanelPort, type PanelSource, type SourceUpdate, staticSource } from './sources';
+import {
+  connectWorker,
+  type FaultsBinding,
+  type PanelPort,
+  type PanelSource,
+  type SourceUpdate,
+  staticSource,
+} from './sources';
 
 afterEach(() => {
   cleanup();
@@ -20,6 +27,9 @@ const API_RULE: FaultRule = {
   url: 'orders',
   steps: [{ step: 'status', status: 503 }, { step: 'status', status: 503 }, { step: 'passthrough' }],
 };
+
+/** Rules bound to the page's origin, which it is on. */
+const APPLIED: FaultsBinding = { origin: 'https://app.example', applied: true };
 
 /**
  * A live tab whose worker the test plays: what the panel asks it to set is recorded, and the
@@ -38,7 +48,7 @@ function faultSource(entries: TimelineEntry[] = scenario(), initial: FaultRuleSe
       listeners.add(listener);
       listener({ kind: 'reset', entries });
       listener({ kind: 'settings', settings: { preserveLog: false, record: true } });
-      if (shown.rules.length > 0) listener({ kind: 'faults', set: shown });
+      if (shown.rules.length > 0) listener({ kind: 'faults', set: shown, ...APPLIED });
       return () => listeners.delete(listener);
     },
     clear: vi.fn(),
@@ -53,11 +63,11 @@ function faultSource(entries: TimelineEntry[] = scenario(), initial: FaultRuleSe
     },
   };
   /** The worker tells the panel the tab's rules (its answer to a change, or another panel's change). */
-  const worker = (set: FaultRuleSet) => {
+  const worker = (set: FaultRuleSet, binding: FaultsBinding = APPLIED) => {
     shown = set;
     asked = undefined;
     act(() => {
-      for (const listener of listeners) listener({ kind: 'faults', set });
+      for (const listener of listeners) listener({ kind: 'faults', set, ...binding });
     });
   };
   /** The worker takes what the panel sent last. */
@@ -403,6 +413,26 @@ describe('the Faults tab', () => {
     worker({ rules: [] });
     expect(screen.queryByRole('form', { name: /^Edit/ })).toBeNull();
     expect(screen.getByTestId('no-fault-rules')).toBeTruthy();
+  });
+
+  it('says when the rules are paused because the page left the origin they were set for', () => {
+    const { source, worker } = faultSource();
+    mount(source);
+    openFaults();
+    worker({ rules: [API_RULE] });
+    expect(screen.queryByTestId('faults-paused')).toBeNull();
+    worker({ rules: [API_RULE] }, { origin: 'https://app.example', applied: false });
+    expect(screen.getByTestId('faults-paused').textContent).toContain(
+      'Paused: these rules were set for https://app.example, and the page is now on another origin.',
+    );
+    // Still listed: they apply again when the page comes back.
+    expect(shownRules()).toHaveLength(1);
+    worker({ rules: [API_RULE] }, { applied: false });
+    expect(screen.getByTestId('faults-paused').textContent).toContain('Paused: waiting for the page');
+    worker({ rules: [API_RULE] });
+    expect(screen.queryByTestId('faults-paused')).toBeNull();
+    worker({ rules: [] }, { applied: false });
+    expect(screen.queryByTestId('faults-paused')).toBeNull();
   });
 
   it('exports the rules as an msw test, saved or copied, as the panel’s API hands it out', async () => {

@@ -26,6 +26,7 @@ import {
   stepsText,
 } from './fault-draft';
 import { tabPanelProps } from './panel-tabs';
+import type { FaultsBinding } from './sources';
 import type { FaultsState } from './use-faults';
 
 /** The name an exported msw test is saved under. */
@@ -71,6 +72,25 @@ export function FaultsBanner(props: { readonly set: FaultRuleSet; readonly onSho
         </button>
       )}
     </div>
+  );
+}
+
+/**
+ * Says when the tab's rules are held back: they were set for a top origin the page has since left
+ * (they apply again when it comes back, or once changed on the page's new origin), or the worker
+ * has not yet heard which page the tab shows.
+ */
+export function PausedNote(props: { readonly set: FaultRuleSet; readonly binding: FaultsBinding }) {
+  const { origin, applied } = props.binding;
+  if (applied || props.set.rules.length === 0) return null;
+  const text =
+    origin === undefined
+      ? 'Paused: waiting for the page to load (reload it to apply the rules).'
+      : `Paused: these rules were set for ${origin}, and the page is now on another origin. They apply again when it comes back; a change applies them to the page’s current origin.`;
+  return (
+    <p class="rl-faults__paused" role="status" data-testid="faults-paused">
+      {text}
+    </p>
   );
 }
 
@@ -129,6 +149,7 @@ export function FaultsTab({ faults, rows, save, copy, hidden }: FaultsTabProps) 
         Rules{' '}
         <span class="rl-faults__hint">(the first enabled match applies to all of a request’s attempts)</span>
       </h2>
+      <PausedNote set={faults.set} binding={faults.binding} />
       <RuleList faults={faults} rows={tried} warnings={warnings} change={change} onRemove={remove} />
       <FaultsActions
         set={faults.set}

@@ -314,15 +314,35 @@ describe('connectWorker’s fault rules', () => {
     // Nothing is shown until the worker says the tab has them.
     expect(updates.some((update) => update.kind === 'faults')).toBe(false);
     ports[0]?.message(faults(RULES, 3));
-    expect(updates.at(-1)).toEqual({ kind: 'faults', set: { rules: RULES, seed: 3 } });
+    expect(updates.at(-1)).toEqual({ kind: 'faults', set: { rules: RULES, seed: 3 }, applied: false });
     // Malformed or another tab's: ignored.
     ports[0]?.message(faults([{ id: 'x', url: '', steps: [] }]));
     ports[0]?.message({ ...faults([]), tabId: 8 });
-    expect(updates.at(-1)).toEqual({ kind: 'faults', set: { rules: RULES, seed: 3 } });
+    expect(updates.at(-1)).toEqual({ kind: 'faults', set: { rules: RULES, seed: 3 }, applied: false });
     // A late subscriber is told of them after the rest of the state.
     const late: SourceUpdate[] = [];
     source.subscribe((update) => late.push(update));
-    expect(late.at(-1)).toEqual({ kind: 'faults', set: { rules: RULES, seed: 3 } });
+    expect(late.at(-1)).toEqual({ kind: 'faults', set: { rules: RULES, seed: 3 }, applied: false });
+  });
+
+  it('tells where the worker says the rules apply, and sends that origin with each set after it', () => {
+    const { runtime, ports } = fakeRuntime();
+    const timers = manualSchedule();
+    const source = connectWorker(7, runtime, { schedule: timers.schedule });
+    const updates = record(source);
+    const APP = 'https://app.example';
+    ports[0]?.message({ ...faults(RULES), origin: APP, applied: true });
+    expect(updates.at(-1)).toEqual({ kind: 'faults', set: { rules: RULES }, origin: APP, applied: true });
+    // The page went to another origin: the same rules, paused.
+    ports[0]?.message({ ...faults(RULES), origin: APP, applied: false });
+    expect(updates.at(-1)).toEqual({ kind: 'faults', set: { rules: RULES }, origin: APP, applied: false });
+    // A worker started since binds them to it, unless it heard of the tab's top document.
+    ports[0]?.disconnect();
+    timers.runNext();
+    expect(ports[1]?.posted).toEqual([
+      { kind: 'subscribe', tabId: 7 },
+      { ...faults(RULES), origin: APP },
+    ]);
   });
 
   it('sends nothing on its first subscribe, so opening a panel leaves another panel’s rules alone', () => {
@@ -386,7 +406,7 @@ describe('connectWorker’s fault rules', () => {
       timers.runNext();
       expect(ports[1]?.posted).toEqual([{ kind: 'subscribe', tabId: 7 }, faults(AB.rules)]);
       ports[1]?.message(faults(AB.rules));
-      expect(shown(updates)).toEqual([{ kind: 'faults', set: AB }]);
+      expect(shown(updates)).toEqual([{ kind: 'faults', set: AB, applied: false }]);
       expect(source.faults?.wanted()).toEqual(AB);
     });
 
@@ -404,7 +424,7 @@ describe('connectWorker’s fault rules', () => {
       ports[0]?.message(faults(AB.rules));
       expect(source.faults?.wanted()).toEqual(ABC);
       ports[0]?.message(faults(ABC.rules));
-      expect(shown(updates)).toEqual([{ kind: 'faults', set: ABC }]);
+      expect(shown(updates)).toEqual([{ kind: 'faults', set: ABC, applied: false }]);
     });
 
     it('takes the rules another panel of the tab set, even with a change of its own unanswered', () => {
@@ -415,7 +435,7 @@ describe('connectWorker’s fault rules', () => {
       source.faults?.set(A);
       const other = { rules: [rule('other')], seed: 4 };
       ports[0]?.message(faults(other.rules, 4));
-      expect(shown(updates)).toEqual([{ kind: 'faults', set: other }]);
+      expect(shown(updates)).toEqual([{ kind: 'faults', set: other, applied: false }]);
       expect(source.faults?.wanted()).toEqual(other);
       ports[0]?.disconnect();
       timers.runNext();

@@ -27,7 +27,18 @@ export type SourceUpdate =
    * there are some). Not told: the worker's answer to a set this panel has since replaced, whose own
    * answer is on its way.
    */
-  | { readonly kind: 'faults'; readonly set: FaultRuleSet };
+  | ({ readonly kind: 'faults'; readonly set: FaultRuleSet } & FaultsBinding);
+
+/**
+ * Where the tab's fault rules apply, as the worker says: the origin of the tab's top document
+ * they were set for, and whether its pages are given them now (false while the page is on another
+ * origin: they apply again when it comes back, or when the rules are changed there).
+ */
+export interface FaultsBinding {
+  /** Absent while the worker does not know it (the rules are held until it does). */
+  readonly origin?: string;
+  readonly applied: boolean;
+}
 
 /** Fault injection in the tab a live source shows. */
 export interface SourceFaults {
@@ -150,6 +161,7 @@ export function connectWorker(
   // worker has not answered with yet, oldest first (the last is what the panel wants, sent again
   // after every subscribe: a worker that stopped forgot them); and whether a change found no port open.
   let shownFaults: FaultRuleSet = NO_RULES;
+  let binding: FaultsBinding = { applied: false };
   let askedFaults: { readonly set: FaultRuleSet; readonly key: string }[] = [];
   let faultsUnsent = false;
   const wantedFaults = () => askedFaults.at(-1)?.set ?? shownFaults;
@@ -215,18 +227,26 @@ export function connectWorker(
         emit({ kind: 'settings', settings });
         return;
       case 'faults': {
-        const { kind: _kind, tabId: _tabId, ...set } = update;
+        const { kind: _kind, tabId: _tabId, origin, applied, ...set } = update;
+        const key = faultsKey(set);
+        const bound = origin === undefined ? { applied } : { origin, applied };
+        if (key === faultsKey(shownFaults) && !askedFaults.some((asked) => asked.key === key)) {
+          // The same rules, whose page went to another origin or came back: only that changed.
+          binding = bound;
+          emit({ kind: 'faults', set: shownFaults, ...binding });
+          return;
+        }
         // The worker answers each set in the order it takes them (one port), every panel of the
         // tab alike. An answer with a set this panel asked for settles it and those asked before;
         // unless it is the last asked for, the worker is about to take a newer one, so it changes
         // nothing here. A set this panel did not ask for is another panel's change: it is the tab's.
-        const key = faultsKey(set);
         const at = askedFaults.findIndex((asked) => asked.key === key);
         const superseded = at !== -1 && at < askedFaults.length - 1;
         askedFaults = at === -1 ? [] : askedFaults.slice(at + 1);
         if (superseded) return;
         shownFaults = set;
-        emit({ kind: 'faults', set });
+        binding = bound;
+        emit({ kind: 'faults', set, ...binding });
         return;
       }
     }
@@ -245,10 +265,17 @@ export function connectWorker(
     faultsUnsent = true;
     if (!open) return;
     const { rules, seed } = wantedFaults();
+    // The origin the worker bound the rules to: a worker started since binds them to it, unless it
+    // has heard of the tab's top document.
+    const { origin } = binding;
     try {
-      open.postMessage(
-        seed === undefined ? { kind: 'faults', tabId, rules } : { kind: 'faults', tabId, rules, seed },
-      );
+      open.postMessage({
+        kind: 'faults',
+        tabId,
+        rules,
+        ...(seed === undefined ? {} : { seed }),
+        ...(origin === undefined ? {} : { origin }),
+      });
       faultsUnsent = false;
     } catch {
       // A port of a stopped worker throws: the rules go again after the next subscribe.
@@ -301,7 +328,7 @@ export function connectWorker(
       listener({ kind: 'status', connected });
       if (page) listener({ kind: 'page', page });
       if (evicted > 0) listener({ kind: 'evicted', evicted });
-      if (shownFaults.rules.length > 0) listener({ kind: 'faults', set: shownFaults });
+      if (shownFaults.rules.length > 0) listener({ kind: 'faults', set: shownFaults, ...binding });
       return () => listeners.delete(listener);
     },
     faults: {
@@ -382,7 +409,13 @@ function readUpdate(message: unknown, tabId: number): WorkerUpdate | undefined {
         rules: update.rules,
         ...(update.seed === undefined ? {} : { seed: update.seed }),
       });
-      return set && { kind: 'faults', tabId, ...set };
+      const applied = update.applied === true;
+      return (
+        set &&
+        (typeof update.origin === 'string'
+          ? { kind: 'faults', tabId, ...set, origin: update.origin, applied }
+          : { kind: 'faults', tabId, ...set, applied })
+      );
     }
     default:
       return undefined;

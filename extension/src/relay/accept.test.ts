@@ -138,22 +138,43 @@ describe('acceptPageMessage', () => {
 describe('faultsFromWorker', () => {
   const rules = [{ id: 'a', url: '/api/', steps: [{ step: 'passthrough' }] }];
   const faults = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'faults', rules };
+  const stamped = { ...faults, origin: page.location.origin };
 
-  it('passes the worker’s fault rules on with their known fields only', () => {
-    expect(faultsFromWorker({ ...faults, seed: 4, extra: true })).toEqual({ ...faults, seed: 4 });
-    expect(faultsFromWorker(faults)).toEqual(faults);
+  it('passes the worker’s fault rules for this document’s origin on with their known fields only', () => {
+    expect(faultsFromWorker({ ...stamped, seed: 4, extra: true }, page.location)).toEqual({
+      ...faults,
+      seed: 4,
+    });
+    expect(faultsFromWorker(stamped, page.location)).toEqual(faults);
+  });
+
+  it('passes no rule set stamped for another origin, or not stamped, on: a frame list lags navigations', () => {
+    expect(faultsFromWorker({ ...faults, origin: 'https://app.example' }, page.location)).toBeUndefined();
+    expect(faultsFromWorker({ ...faults, origin: 'null' }, page.location)).toBeUndefined();
+    expect(faultsFromWorker(faults, page.location)).toBeUndefined();
+    // An opaque document's origin is "null", as the worker stamps a set for one.
+    const opaque = { origin: 'null', protocol: 'https:' };
+    expect(faultsFromWorker({ ...faults, origin: 'null' }, opaque)).toEqual(faults);
+  });
+
+  it('passes a removal on whatever it is stamped with: it is for every document', () => {
+    expect(faultsFromWorker({ ...faults, rules: [] }, page.location)).toEqual({ ...faults, rules: [] });
+    expect(faultsFromWorker({ ...faults, rules: [], origin: 'https://app.example' }, page.location)).toEqual({
+      ...faults,
+      rules: [],
+    });
   });
 
   it('passes nothing else on', () => {
     for (const value of [
       null,
       'faults',
-      { ...faults, ns: 'x' },
-      { ...faults, v: 2 },
-      { ...faults, kind: 'events' },
-      { ...faults, rules: {} },
+      { ...stamped, ns: 'x' },
+      { ...stamped, v: 2 },
+      { ...stamped, kind: 'events' },
+      { ...stamped, rules: {} },
     ]) {
-      expect(faultsFromWorker(value)).toBeUndefined();
+      expect(faultsFromWorker(value, page.location)).toBeUndefined();
     }
   });
 
@@ -163,7 +184,16 @@ describe('faultsFromWorker', () => {
 });
 
 describe('passesFaults', () => {
-  const set = faultsFromWorker({ ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'faults', rules: [{ id: 'a' }] });
+  const set = faultsFromWorker(
+    {
+      ns: NAMESPACE,
+      v: PROTOCOL_VERSION,
+      kind: 'faults',
+      rules: [{ id: 'a' }],
+      origin: page.location.origin,
+    },
+    page.location,
+  );
 
   it('hands a rule set to the page, whether it holds rules or not', () => {
     if (!set) throw new Error('a rule set is passed on');

@@ -35,13 +35,17 @@ export const NO_FAULTS: FaultsMessage = Object.freeze({
 
 /**
  * The worker's fault rules as the relay passes them on to the hook: the message rebuilt with its
- * known fields, or `undefined` for anything else (the hook checks the rules themselves).
+ * known fields, or `undefined` for anything else, and for a rule set stamped for another origin
+ * than this document's (or not stamped: see `FaultsMessage.origin`), as for a replay. A removal
+ * carries no origin and is for every document. The stamp is not passed on (the hook checks the
+ * rules themselves).
  */
-export function faultsFromWorker(value: unknown): FaultsMessage | undefined {
+export function faultsFromWorker(value: unknown, location: PageLike['location']): FaultsMessage | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { ns, v, kind, rules, seed } = value as Record<string, unknown>;
+  const { ns, v, kind, rules, seed, origin } = value as Record<string, unknown>;
   if (ns !== NAMESPACE || v !== PROTOCOL_VERSION || kind !== 'faults' || !Array.isArray(rules))
     return undefined;
+  if (rules.length > 0 && origin !== location.origin) return undefined;
   const message: FaultsMessage = { ns: NAMESPACE, v: PROTOCOL_VERSION, kind: 'faults', rules };
   return typeof seed === 'number' ? { ...message, seed } : message;
 }
@@ -49,7 +53,7 @@ export function faultsFromWorker(value: unknown): FaultsMessage | undefined {
 /**
  * Whether the relay hands the worker's `faults` on to its page, given whether the page holds rules
  * the relay handed it (`holding`): a rule set always (the worker sends one only to the frames of
- * the page's own origin); a removal only to a page that has rules. The worker sends a removal to
+ * the page's own origin, stamped with it: see {@link faultsFromWorker}); a removal only to a page that has rules. The worker sends a removal to
  * every frame of the tab, so that it reaches each one that got rules, and a frame that never had
  * any (one of another origin) has nothing to drop, nor anything to learn of the panel.
  */

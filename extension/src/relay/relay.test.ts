@@ -78,10 +78,13 @@ describe('the relay telling its page’s hook whether a panel is subscribed to t
     expect(panelsTold()).toEqual(['open', 'closed']);
   });
 
-  it('passes on the fault rules the answer carries with it', async () => {
+  it('passes on the fault rules the answer carries with it, without their origin', async () => {
     const rules = [{ id: 'a', url: '/api/', steps: [{ step: 'status', status: 503 }] }];
     await start(
-      Promise.resolve([message({ kind: 'panel', open: true }), message({ kind: 'faults', rules })]),
+      Promise.resolve([
+        message({ kind: 'panel', open: true }),
+        message({ kind: 'faults', rules, origin: location.origin }),
+      ]),
     );
     await vi.waitFor(() => expect(posted).toContainEqual(message({ kind: 'faults', rules })));
     expect(panelsTold()).toEqual(['open']);
@@ -128,5 +131,25 @@ describe('the relay passing a panel’s replay on to its page’s hook', () => {
     expect(posted).toEqual([]);
     fromWorker({ ...replay, origin: location.origin });
     expect(posted).toEqual([replay]);
+  });
+});
+
+describe('the relay passing the tab’s fault rules on to its page’s hook', () => {
+  const rules = [{ id: 'a', url: '/api/', steps: [{ step: 'status', status: 503 }] }];
+
+  it('passes on a rule set stamped for this document’s origin only, and then a removal', async () => {
+    await start(Promise.resolve([message({ kind: 'panel', open: true })]));
+    await vi.waitFor(() => expect(panelsTold()).toEqual(['open']));
+    posted = [];
+    // A frame that went to another origin, before the worker heard of its new document.
+    expect(location.origin).not.toBe('https://app.example');
+    fromWorker(message({ kind: 'faults', rules, origin: 'https://app.example' }));
+    fromWorker(message({ kind: 'faults', rules }));
+    // A removal reaches a page only while it holds rules.
+    fromWorker(message({ kind: 'faults', rules: [] }));
+    expect(posted).toEqual([]);
+    fromWorker(message({ kind: 'faults', rules, origin: location.origin }));
+    fromWorker(message({ kind: 'faults', rules: [] }));
+    expect(posted).toEqual([message({ kind: 'faults', rules }), message({ kind: 'faults', rules: [] })]);
   });
 });

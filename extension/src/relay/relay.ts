@@ -6,7 +6,8 @@
  * but "ready", whether a panel is subscribed to the tab (the worker's answer to the new document,
  * then each change; taken as closed when the worker cannot be reached), the tab's fault rules,
  * which the worker sends while a panel of the tab has some (as its answer to the new document, and
- * on each change) to the frames of the page's own origin only, and the panel's replays of this
+ * on each change) to the frames of the page's own origin only, each set stamped with the origin it
+ * is for, which must be this document's (see `faultsFromWorker`), and the panel's replays of this
  * frame's requests. Everything it posts goes to its own window, addressed to its own origin
  * (`targetOrigin`: `*` only for an opaque one, which no string names).
  */
@@ -59,7 +60,7 @@ function tellPanel(open: boolean): void {
 
 /** The tab's fault rules, from the worker, handed to the page's hook. */
 function passFaults(message: unknown): void {
-  const faults = alive ? faultsFromWorker(message) : undefined;
+  const faults = alive ? faultsFromWorker(message, page.location) : undefined;
   if (!faults || !passesFaults(faults, holding)) return;
   holding = faults.rules.length > 0;
   window.postMessage(faults, origin);

@@ -96,6 +96,31 @@ describe('validateFaultRules', () => {
       'rules[0].steps[0].headers: "a b" is no header name',
     ],
     [
+      // Stored lower-cased: `__PROTO__` would be assigned through the `__proto__` setter, and vanish.
+      { rules: [{ ...rule, steps: [{ step: 'status', status: 503, headers: { __PROTO__: 'x' } }] }] },
+      'rules[0].steps[0].headers: "__PROTO__" is no header name',
+    ],
+    [
+      {
+        rules: [
+          { ...rule, steps: [{ step: 'status', status: 503, headers: JSON.parse('{"__proto__": "x"}') }] },
+        ],
+      },
+      'rules[0].steps[0].headers: "__proto__" is no header name',
+    ],
+    [
+      // One field (RFC 9110 §5.1): the first value would be silently lost.
+      {
+        rules: [
+          {
+            ...rule,
+            steps: [{ step: 'status', status: 429, headers: { 'Retry-After': '1', 'retry-after': '99' } }],
+          },
+        ],
+      },
+      'rules[0].steps[0].headers: "retry-after" is there twice (names ignore case)',
+    ],
+    [
       { rules: [{ ...rule, steps: [{ step: 'status', status: 503, headers: { x: 'a\nb' } }] }] },
       'rules[0].steps[0].headers["x"]: expected one line, got a CR, LF or NUL',
     ],

@@ -136,14 +136,19 @@ function checkHeaders(value: unknown, at: string): Checked<Record<string, string
   if (!isRecord(value)) return fail(`${at}.headers: expected an object of header values`);
   const names = Object.keys(value);
   if (names.length > MAX_STEP_HEADERS) return fail(`${at}.headers: more than ${MAX_STEP_HEADERS} headers`);
-  const headers: Record<string, string> = {};
+  // Without a prototype: no name is a setter or an inherited key. `__proto__` (in any case, as names
+  // are stored lower-cased) is refused all the same: a plain object made from the set would lose it.
+  const headers: Record<string, string> = Object.create(null);
   for (const name of names) {
     const field = own(value, name);
-    if (!TOKEN.test(name) || name === '__proto__')
+    const key = name.toLowerCase();
+    if (!TOKEN.test(name) || key === '__proto__')
       return fail(`${at}.headers: ${describe(name)} is no header name`);
+    // RFC 9110 §5.1: names are case-insensitive, so these name one field, and one value would be lost.
+    if (key in headers) return fail(`${at}.headers: ${describe(name)} is there twice (names ignore case)`);
     const problem = typeof field === 'string' ? fieldTextProblem(field) : 'expected a string';
     if (problem !== undefined) return fail(`${at}.headers[${JSON.stringify(name)}]: ${problem}`);
-    headers[name.toLowerCase()] = field as string;
+    headers[key] = field as string;
   }
   return { ok: true, value: headers };
 }

@@ -147,7 +147,7 @@ export interface RelayDocumentMessage {
  * messages the worker would otherwise send it, which the relay takes the same way. Always the
  * tab's {@link PanelStateMessage}; then, while a panel of the tab has fault rules, its
  * {@link FaultsMessage} if the frame is the tab's top frame or one whose document is of the top
- * document's origin. A relay that gets no answer (the worker failed) takes the panel as closed.
+ * document's origin, and that is the origin the rules were set for. A relay that gets no answer (the worker failed) takes the panel as closed.
  */
 export type DocumentAnswer = readonly (PanelStateMessage | FaultsMessage)[];
 
@@ -235,8 +235,8 @@ export interface ReplayTarget {
  * removes them), which go to the page's own origin only (see {@link FaultsMessage}); it is taken
  * only from a port subscribed to that tab, and the rules last while a port subscribed to the tab is
  * connected: when the last one goes (the panel closed), the tab's pages drop them. A worker that
- * was stopped forgets them with its ports, so a panel sends its rules again after each `subscribe`.
- * Checked with `validateFaultRules` (an invalid set is ignored whole).
+ * was stopped forgets them with its ports, so a panel sends its rules again after each `subscribe`
+ * (with the origin the worker last said they are bound to). Checked with `validateFaultRules` (an invalid set is ignored whole).
  */
 export type PanelRequest =
   | { readonly kind: 'subscribe'; readonly tabId: number }
@@ -247,6 +247,11 @@ export type PanelRequest =
       readonly tabId: number;
       readonly rules: readonly FaultRule[];
       readonly seed?: number;
+      /**
+       * The top origin the worker last said the tab's rules are bound to, if it said one: what a
+       * worker that has not heard of the tab's top document since it started binds them to.
+       */
+      readonly origin?: string;
     }
   | ({
       readonly kind: 'replay';
@@ -259,8 +264,9 @@ export type PanelRequest =
  * `page`: the tab's {@link PageState} when it changes; `evicted`: how many requests the tab's ring
  * dropped (oldest first, to stay within {@link RING_REQUESTS} and {@link MAX_TAB_BYTES}) since it
  * was last emptied, when it changes (a `cleared` sets it to 0); `faults`: the tab's rules as the
- * worker keeps (and has sent to the frames of the page's own origin) them, after each change and
- * after the snapshot when the tab has any.
+ * worker keeps (and has sent to the frames of the page's own origin) them, with the top origin
+ * they are bound to and whether they apply now, after each change, after the snapshot when the tab
+ * has any, and when a navigation of the top frame changes whether they apply.
  */
 export type WorkerUpdate =
   | {
@@ -281,14 +287,22 @@ export type WorkerUpdate =
       readonly tabId: number;
       readonly rules: readonly FaultRule[];
       readonly seed?: number;
+      /** The origin of the tab's top document the rules are bound to (unknown: held until it is). */
+      readonly origin?: string;
+      /**
+       * Whether the tab's pages are given the rules now: false while its top document is of another
+       * origin than {@link origin} (the rules apply again when it comes back), or for no rules.
+       */
+      readonly applied: boolean;
     };
 
 /**
  * The worker → the relays of a tab's top frame and of its frames of the top document's origin
  * (`tabs.sendMessage` to each of those frames, or the answer to its {@link RelayDocumentMessage}),
- * and the relay → its page's hook (`window.postMessage`, to the page's own origin): the tab's
- * fault rules, replacing any the page had. A frame of another origin is never sent rules: its
- * scripts could read them from its window, and they would fault its requests. An empty list
+ * while that is the origin the rules were set for, and the relay → its page's hook
+ * (`window.postMessage`, to the page's own origin): the tab's fault rules, replacing any the page
+ * had. A frame of another origin, a top document included, is never sent rules: its scripts could
+ * read them from its window, and they would fault its requests. An empty list
  * removes them: the worker sends that to every frame of the tab, so it reaches each one that got
  * rules, and a relay passes it on only to a page that holds rules it handed it. The hook checks the
  * set again (`parseFaultRules`), since a page can post one too: the worst a page can do with it
@@ -298,6 +312,14 @@ export interface FaultsMessage extends FaultRuleSet {
   readonly ns: typeof NAMESPACE;
   readonly v: typeof PROTOCOL_VERSION;
   readonly kind: 'faults';
+  /**
+   * The worker → the relays, on every rule set (never on a removal): the origin of the tab's top
+   * document the rules were set for, as a document's `location.origin` gives it (`"null"` for an
+   * opaque one). A relay passes the set on only when it is its own document's origin, and without
+   * this field: the worker's frame list lags each frame's navigation, and a document of another
+   * origin must not be handed the rules.
+   */
+  readonly origin?: string;
 }
 
 /**

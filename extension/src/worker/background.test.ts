@@ -124,6 +124,8 @@ async function rulesFor(tabId: number, frameId?: number, url?: string): Promise<
 const rules = (id: string) => [
   { id, url: '/api/', steps: [{ step: 'status', status: 503 }, { step: 'passthrough' }] },
 ];
+const APP = 'https://app.example';
+/** A removal (for every frame: it carries no origin). */
 const faults = (rulesOf: unknown[], seed?: number) => ({
   ns: NAMESPACE,
   v: PROTOCOL_VERSION,
@@ -131,6 +133,8 @@ const faults = (rulesOf: unknown[], seed?: number) => ({
   rules: rulesOf,
   ...(seed === undefined ? {} : { seed }),
 });
+/** A rule set as a page of `origin` is sent it: stamped with the top origin it is bound to. */
+const stamped = (rulesOf: unknown[], seed?: number, origin = APP) => ({ ...faults(rulesOf, seed), origin });
 /** The messages of `kind` sent to tab `tabId`'s frames, and where each went. */
 const sentOf = (tabId: number, kind: string) =>
   (browser.tabs.sendMessage.mock.calls as unknown[][]).filter(
@@ -145,15 +149,24 @@ const framesOf = (tabId: number) =>
     const { rules: sent } = message as { rules: unknown[] };
     return [frameId === undefined ? 'every frame' : `frame ${frameId}`, sent.length > 0 ? 'rules' : 'drop'];
   });
+/** A panel subscribed to tab `tabId`, whose top document (of {@link APP}) the worker heard of; what was sent so far forgotten. */
+function panelOn(tabId: number) {
+  newDocument(tabId, 0, `${APP}/`);
+  const panel = connectPanel();
+  panel.send({ kind: 'subscribe', tabId });
+  browser.tabs.sendMessage.mockClear();
+  return panel;
+}
 
 describe('the worker carrying fault rules from a panel to its tab', () => {
-  it('sends a panel’s rules to its tab’s top frame, and tells the panels of the tab', async () => {
-    const panel = connectPanel();
-    panel.send({ kind: 'subscribe', tabId: 7 });
+  it('sends a panel’s rules to its tab’s top frame, stamped with its origin, and tells the panels of the tab', async () => {
+    const panel = panelOn(7);
     panel.send({ kind: 'faults', tabId: 7, rules: rules('a'), seed: 5 });
-    expect(sentTo(7)).toEqual([faults(rules('a'), 5)]);
+    expect(sentTo(7)).toEqual([stamped(rules('a'), 5)]);
     expect(framesOf(7)).toEqual([['frame 0', 'rules']]);
-    expect(panel.updates('faults')).toEqual([{ kind: 'faults', tabId: 7, rules: rules('a'), seed: 5 }]);
+    expect(panel.updates('faults')).toEqual([
+      { kind: 'faults', tabId: 7, rules: rules('a'), seed: 5, origin: APP, applied: true },
+    ]);
   });
 
   it('sends rules to the top frame and the frames of its origin, never to a frame of another origin', () => {
@@ -165,24 +178,24 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
     panel.send({ kind: 'subscribe', tabId: 7 });
     panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
     expect(framesOf(7)).toEqual([
+      // A panel subscribing to a worker that has no rules for the tab: the frames drop any they hold.
+      ['every frame', 'drop'],
       ['frame 0', 'rules'],
       ['frame 3', 'rules'],
     ]);
     // A change of rules goes the same way.
     panel.send({ kind: 'faults', tabId: 7, rules: rules('b') });
-    expect(framesOf(7).slice(2)).toEqual([
+    expect(framesOf(7).slice(3)).toEqual([
       ['frame 0', 'rules'],
       ['frame 3', 'rules'],
     ]);
   });
 
   it('answers a new document of a frame of another origin with nothing, one of the top frame’s origin with the rules', async () => {
-    newDocument(7, 0, 'https://app.example/');
-    const panel = connectPanel();
-    panel.send({ kind: 'subscribe', tabId: 7 });
+    const panel = panelOn(7);
     panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
     await expect(rulesFor(7, 5, 'https://ads.example/slot')).resolves.toBeUndefined();
-    await expect(rulesFor(7, 3, 'https://app.example/embedded')).resolves.toEqual(faults(rules('a')));
+    await expect(rulesFor(7, 3, 'https://app.example/embedded')).resolves.toEqual(stamped(rules('a')));
     // However often it reloads, the frame of another origin is told nothing, and nothing is sent to it.
     for (let n = 0; n < 5; n += 1)
       await expect(rulesFor(7, 5, 'https://ads.example/slot')).resolves.toBeUndefined();
@@ -215,26 +228,52 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
     await expect(answered(answer, 'faults')).resolves.toEqual([]);
   });
 
-  it('lets the top document’s origin decide: after it navigates to another origin, frames of the old one get nothing', async () => {
+  it('holds rules back from a top document of another origin, tells the panels, and gives them again when the top comes back', async () => {
     newDocument(7, 0, 'https://app.example/');
     newDocument(7, 3, 'https://app.example/embedded');
     const panel = connectPanel();
     panel.send({ kind: 'subscribe', tabId: 7 });
     panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
     expect(framesOf(7)).toEqual([
+      ['every frame', 'drop'],
       ['frame 0', 'rules'],
       ['frame 3', 'rules'],
     ]);
-
-    await expect(rulesFor(7, 0, 'https://other.example/')).resolves.toEqual(faults(rules('a')));
-    // The new page embeds the old origin: a third party to it now.
+    // A framed ad navigates the top frame to its own origin.
+    await expect(rulesFor(7, 0, 'https://ads.example/')).resolves.toBeUndefined();
     await expect(rulesFor(7, 8, 'https://app.example/embedded')).resolves.toBeUndefined();
-    await expect(rulesFor(7, 9, 'https://other.example/frame')).resolves.toEqual(faults(rules('a')));
+    await expect(rulesFor(7, 9, 'https://ads.example/frame')).resolves.toBeUndefined();
+    expect(panel.updates('faults').at(-1)).toEqual({
+      kind: 'faults',
+      tabId: 7,
+      rules: rules('a'),
+      origin: APP,
+      applied: false,
+    });
+    // Back on the app: given again, and the panels told.
+    await expect(rulesFor(7, 0, 'https://app.example/')).resolves.toEqual(stamped(rules('a')));
+    expect(panel.updates('faults').at(-1)).toMatchObject({ rules: rules('a'), origin: APP, applied: true });
+    expect(framesOf(7)).toHaveLength(3);
+  });
+
+  it('binds rules a panel changes while the page is on another origin to that origin', async () => {
+    const panel = panelOn(7);
+    panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
+    await rulesFor(7, 0, 'https://other.example/');
     panel.send({ kind: 'faults', tabId: 7, rules: rules('b') });
-    expect(framesOf(7).slice(2)).toEqual([
+    expect(sentTo(7).at(-1)).toEqual(stamped(rules('b'), undefined, 'https://other.example'));
+    expect(panel.updates('faults').at(-1)).toMatchObject({ origin: 'https://other.example', applied: true });
+  });
+
+  it('binds rules to the origin the panel names when it has not heard of the top document (it was started since)', () => {
+    const panel = connectPanel();
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    panel.send({ kind: 'faults', tabId: 7, rules: rules('a'), origin: APP });
+    expect(framesOf(7)).toEqual([
+      ['every frame', 'drop'],
       ['frame 0', 'rules'],
-      ['frame 9', 'rules'],
     ]);
+    expect(sentTo(7).at(-1)).toEqual(stamped(rules('a')));
   });
 
   it('tells every frame of the tab to drop the rules, the frames it sent them to included, when they are removed', () => {
@@ -248,11 +287,27 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
     panel.send({ kind: 'faults', tabId: 7, rules: rules('b') });
     panel.close();
     expect(framesOf(7)).toEqual([
+      ['every frame', 'drop'],
       ['frame 0', 'rules'],
       ['frame 3', 'rules'],
       ['every frame', 'drop'],
       ['frame 0', 'rules'],
       ['frame 3', 'rules'],
+      ['every frame', 'drop'],
+    ]);
+  });
+
+  it('has the tab drop rules a worker stopped since gave it: at a subscribe, an empty set and the last panel going', () => {
+    // A fresh worker knows no rules of tab 7, whose page may hold some from the worker before it.
+    const panel = connectPanel();
+    panel.send({ kind: 'subscribe', tabId: 7 });
+    expect(framesOf(7)).toEqual([['every frame', 'drop']]);
+    // The developer removed the last rule while the port was down: the panel sends the empty set.
+    panel.send({ kind: 'faults', tabId: 7, rules: [] });
+    panel.close();
+    expect(framesOf(7)).toEqual([
+      ['every frame', 'drop'],
+      ['every frame', 'drop'],
       ['every frame', 'drop'],
     ]);
   });
@@ -267,81 +322,87 @@ describe('the worker carrying fault rules from a panel to its tab', () => {
   });
 
   it('takes rules only for the tab the port shows, and only rules that check', () => {
+    newDocument(7, 0, 'https://app.example/');
     const panel = connectPanel();
     panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
     panel.send({ kind: 'subscribe', tabId: 7 });
     panel.send({ kind: 'faults', tabId: 8, rules: rules('a') });
     panel.send({ kind: 'faults', tabId: 7, rules: [{ id: 'bad', url: '/x', steps: [] }] });
-    expect(sentTo(7)).toEqual([]);
+    expect(sentTo(7)).toEqual([faults([])]);
     expect(sentTo(8)).toEqual([]);
   });
 
   it('keeps rules per tab: each new document gets its own tab’s, in every frame', async () => {
+    newDocument(7, 0, 'https://app.example/');
+    newDocument(9, 0, 'https://app.example/');
     const seven = connectPanel();
     const nine = connectPanel();
     seven.send({ kind: 'subscribe', tabId: 7 });
     nine.send({ kind: 'subscribe', tabId: 9 });
     seven.send({ kind: 'faults', tabId: 7, rules: rules('seven') });
     nine.send({ kind: 'faults', tabId: 9, rules: rules('nine') });
-    await expect(rulesFor(7)).resolves.toEqual(faults(rules('seven')));
+    await expect(rulesFor(7)).resolves.toEqual(stamped(rules('seven')));
     // A frame of the top document's origin.
-    await expect(rulesFor(7, 3)).resolves.toEqual(faults(rules('seven')));
-    await expect(rulesFor(9)).resolves.toEqual(faults(rules('nine')));
+    await expect(rulesFor(7, 3)).resolves.toEqual(stamped(rules('seven')));
+    await expect(rulesFor(9)).resolves.toEqual(stamped(rules('nine')));
     await expect(rulesFor(10)).resolves.toBeUndefined();
   });
 
   it('clears a tab’s rules when its last panel port disconnects, and only then', async () => {
+    newDocument(7, 0, 'https://app.example/');
+    newDocument(9, 0, 'https://app.example/');
     const first = connectPanel();
     const second = connectPanel();
     const other = connectPanel();
     first.send({ kind: 'subscribe', tabId: 7 });
+    first.send({ kind: 'faults', tabId: 7, rules: rules('a') });
     second.send({ kind: 'subscribe', tabId: 7 });
     other.send({ kind: 'subscribe', tabId: 9 });
-    first.send({ kind: 'faults', tabId: 7, rules: rules('a') });
     other.send({ kind: 'faults', tabId: 9, rules: rules('b') });
 
     first.close();
-    expect(sentTo(7)).toEqual([faults(rules('a'))]);
-    await expect(rulesFor(7)).resolves.toEqual(faults(rules('a')));
+    expect(sentTo(7)).toEqual([faults([]), stamped(rules('a'))]);
+    await expect(rulesFor(7)).resolves.toEqual(stamped(rules('a')));
 
     second.close();
-    expect(sentTo(7)).toEqual([faults(rules('a')), faults([])]);
+    expect(sentTo(7)).toEqual([faults([]), stamped(rules('a')), faults([])]);
     await expect(rulesFor(7)).resolves.toBeUndefined();
     // Another tab's panel and rules are untouched.
-    await expect(rulesFor(9)).resolves.toEqual(faults(rules('b')));
-    expect(sentTo(9)).toEqual([faults(rules('b'))]);
+    await expect(rulesFor(9)).resolves.toEqual(stamped(rules('b')));
+    expect(sentTo(9)).toEqual([faults([]), stamped(rules('b'))]);
   });
 
   it('clears a tab’s rules when its last panel turns to another tab', () => {
-    const panel = connectPanel();
-    panel.send({ kind: 'subscribe', tabId: 7 });
+    const panel = panelOn(7);
     panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
     panel.send({ kind: 'subscribe', tabId: 8 });
-    expect(sentTo(7)).toEqual([faults(rules('a')), faults([])]);
+    expect(sentTo(7)).toEqual([stamped(rules('a')), faults([])]);
   });
 
   it('hands a panel that subscribes the tab’s rules after its snapshot', async () => {
-    const setter = connectPanel();
-    setter.send({ kind: 'subscribe', tabId: 7 });
+    const setter = panelOn(7);
     setter.send({ kind: 'faults', tabId: 7, rules: rules('a') });
     const late = connectPanel();
     late.send({ kind: 'subscribe', tabId: 7 });
     await vi.waitFor(() => expect(late.updates('faults')).toHaveLength(1));
     const kinds = late.port.postMessage.mock.calls.map(([update]) => (update as { kind: string }).kind);
-    expect(kinds).toEqual(['snapshot', 'faults']);
-    expect(late.updates('faults')).toEqual([{ kind: 'faults', tabId: 7, rules: rules('a') }]);
+    expect(kinds.filter((kind) => kind !== 'page')).toEqual(['snapshot', 'faults']);
+    expect(late.updates('faults')).toEqual([
+      { kind: 'faults', tabId: 7, rules: rules('a'), origin: APP, applied: true },
+    ]);
+    // The worker has rules for the tab: nothing is taken back.
+    expect(sentTo(7)).toEqual([stamped(rules('a'))]);
   });
 
   it('takes an empty list as removing the rules', async () => {
-    const panel = connectPanel();
-    panel.send({ kind: 'subscribe', tabId: 7 });
+    const panel = panelOn(7);
     panel.send({ kind: 'faults', tabId: 7, rules: rules('a') });
     panel.send({ kind: 'faults', tabId: 7, rules: [] });
-    expect(sentTo(7)).toEqual([faults(rules('a')), faults([])]);
+    expect(sentTo(7)).toEqual([stamped(rules('a')), faults([])]);
     await expect(rulesFor(7)).resolves.toBeUndefined();
     panel.close();
-    // Nothing left to take back.
-    expect(sentTo(7)).toHaveLength(2);
+    // Taken back again: a removal costs nothing where there is nothing to drop.
+    expect(sentTo(7)).toEqual([stamped(rules('a')), faults([]), faults([])]);
   });
 
   it('refuses a port from anything but its own pages', () => {

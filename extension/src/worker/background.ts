@@ -257,7 +257,11 @@ browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.Message
     // A tab already closed is not heard of again (its frames would never be forgotten).
     if (!frame || closed.has(tabId)) return;
     if (frame.frameId !== 0) onFrameDocument(tabId, frame.frameId, frame.origin);
+    const before = faults.of(tabId)?.applied;
     const rules = faults.forDocument(tabId, frame);
+    // A new top document may be of another origin than the rules', or of theirs again: the panels say so.
+    const now = faults.of(tabId);
+    if (now && now.applied !== before) broadcast(tabId, { kind: 'faults', tabId, ...now });
     const answer: DocumentAnswer = [panelState(panels.has(tabId)), ...(rules ? [rules] : [])];
     return Promise.resolve(answer);
   }
@@ -328,6 +332,8 @@ browser.runtime.onConnect.addListener((port) => {
       case 'subscribe':
         unsubscribe();
         subscribed = tabId;
+        // Before anything else: a page may hold rules a worker stopped since gave it.
+        if (!closed.has(tabId)) faults.panelSubscribed(tabId);
         if (!panels.has(tabId)) {
           panels.set(tabId, new Set());
           // The tab's first panel (or the first since this worker started: telling again is harmless).
@@ -364,9 +370,9 @@ browser.runtime.onConnect.addListener((port) => {
       case 'faults': {
         // Only the tab this port shows: its rules last as long as a panel of the tab is open.
         if (subscribed !== tabId) break;
-        const { kind: _kind, tabId: _tab, ...set } = request;
-        faults.set(tabId, set);
-        broadcast(tabId, { kind: 'faults', tabId, ...set });
+        const { kind: _kind, tabId: _tab, origin, ...set } = request;
+        faults.set(tabId, set, origin);
+        broadcast(tabId, { kind: 'faults', tabId, ...(faults.of(tabId) ?? { ...set, applied: false }) });
         break;
       }
       case 'replay': {

@@ -47,6 +47,24 @@ describe('parsePanelRequest', () => {
     expect(parsePanelRequest({ kind: 'faults', tabId: 4, rules: [], seed: 'x' })).toBeUndefined();
   });
 
+  it('keeps the origin a panel says its rules are bound to, and leaves out one that is no text', () => {
+    expect(parsePanelRequest({ kind: 'faults', tabId: 4, rules: [], origin: 'https://app.example' })).toEqual(
+      {
+        kind: 'faults',
+        tabId: 4,
+        rules: [],
+        origin: 'https://app.example',
+      },
+    );
+    for (const origin of [1, '', 'x'.repeat(100_000)]) {
+      expect(parsePanelRequest({ kind: 'faults', tabId: 4, rules: [], origin })).toEqual({
+        kind: 'faults',
+        tabId: 4,
+        rules: [],
+      });
+    }
+  });
+
   it('accepts a replay of a row’s request, named by its frame’s origin, its id, client, method and URL', () => {
     const replay = {
       kind: 'replay',

@@ -48,7 +48,12 @@ export function parsePanelRequest(value: unknown): PanelRequest | undefined {
         rules: value.rules,
         ...(value.seed === undefined ? {} : { seed: value.seed }),
       });
-      return set ? { kind: 'faults', tabId, ...set } : undefined;
+      if (!set) return undefined;
+      // The origin the panel was told the rules are bound to: a bad one is no origin, not a bad set.
+      const { origin } = value;
+      return isText(origin, MAX_STRING_LENGTH)
+        ? { kind: 'faults', tabId, ...set, origin }
+        : { kind: 'faults', tabId, ...set };
     }
     case 'replay': {
       // As a row names its request: the frame's origin (as the worker recorded it), the id, and
