@@ -380,7 +380,9 @@ describe('the standalone viewer', () => {
     try {
       const tab = await context.newPage();
       await tab.goto(viewer.url);
-      await expect.poll(() => tab.locator('[data-testid="export-json"]').count(), { timeout: 10_000 }).toBe(1);
+      await expect
+        .poll(() => tab.locator('[data-testid="export-json"]').count(), { timeout: 10_000 })
+        .toBe(1);
       expect(await tab.locator('[data-testid="export-json"]').isDisabled()).toBe(true);
       expect(await tab.locator('[data-testid="export-har"]').isDisabled()).toBe(true);
       expect(await tab.locator('[data-testid="record"], [data-testid="preserve-log"]').count()).toBe(0);
