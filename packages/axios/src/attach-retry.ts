@@ -285,11 +285,11 @@ async function readBody(
   const { config, data } = response;
   if (typeof (data as { pipe?: unknown } | null)?.pipe !== 'function') return;
   const { responseType, responseEncoding } = caller;
+  const chunks: Uint8Array[] = [];
   const signal = config.signal as AbortSignal | undefined;
   const stopFollowing = followAbort(response);
-  let chunks: Uint8Array[];
   try {
-    chunks = await collect(data as BodyStream);
+    for await (const chunk of data as AsyncIterable<Uint8Array>) chunks.push(chunk);
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     if (axios.isAxiosError(error)) throw error;
@@ -314,34 +314,6 @@ async function readBody(
   const text = responseType === 'arraybuffer' ? undefined : bytes.toString(responseEncoding);
   const bom = (!responseEncoding || responseEncoding === 'utf8') && text?.charCodeAt(0) === 0xfeff;
   response.data = text === undefined ? bytes : bom ? text.slice(1) : text;
-}
-
-/** The events of a Node readable stream that {@link collect} listens to. */
-interface BodyStream {
-  on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
-  on(event: 'end' | 'close', listener: () => void): unknown;
-  on(event: 'error', listener: (error: unknown) => void): unknown;
-  readonly readableEnded?: boolean;
-}
-
-/**
- * A stream's chunks, read to its end. Listeners rather than `for await`: the async iterator costs
- * a promise per chunk and several microtask hops per body, on every request that succeeds. It fails
- * as the iterator would: with the stream's error, or with a premature close when the stream closes
- * before its end without one (a destroy with no reason).
- */
-function collect(stream: BodyStream): Promise<Uint8Array[]> {
-  return new Promise((resolve, reject) => {
-    const chunks: Uint8Array[] = [];
-    stream.on('data', (chunk) => chunks.push(chunk));
-    stream.on('end', () => resolve(chunks));
-    stream.on('error', reject);
-    stream.on('close', () => {
-      if (stream.readableEnded !== true) {
-        reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-      }
-    });
-  });
 }
 
 /**

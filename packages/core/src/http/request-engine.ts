@@ -983,8 +983,7 @@ class HttpRequest<R> {
         };
         if (this.#faultOf !== context.attempt) this.#fault = undefined;
         const fault = this.#fault;
-        // A fault that lets the attempt go on (a slow step with no answer) sends it as this does:
-        // to the endpoint the plan picked, hedged as it would be.
+        // A fault that lets the attempt go on sends it as usual: to the plan's endpoint, hedged.
         if (fault) return fault(attempt, (sent) => this.#send(context, sent));
         return this.#send(context, attempt);
       },
